@@ -1,0 +1,31 @@
+# Decides FRAMEPIPE_WITH_CUDA from FRAMEPIPE_CUDA (AUTO|ON|OFF).
+#
+# Default architectures: sm_90 machine code plus compute_90 PTX, which keeps CI's build
+# short and runs on Hopper natively (and on newer GPUs through the PTX). Change them with
+#   cmake -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real;90-virtual" ...
+string(TOUPPER "${FRAMEPIPE_CUDA}" _fp_cuda)
+set(FRAMEPIPE_WITH_CUDA OFF)
+if(_fp_cuda STREQUAL "OFF")
+  message(STATUS "framepipe: CUDA backend disabled (FRAMEPIPE_CUDA=OFF)")
+else()
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(FRAMEPIPE_WITH_CUDA ON)
+    message(STATUS "framepipe: CUDA backend enabled (${CMAKE_CUDA_COMPILER}, archs ${CMAKE_CUDA_ARCHITECTURES})")
+  elseif(_fp_cuda STREQUAL "ON")
+    message(FATAL_ERROR "FRAMEPIPE_CUDA=ON but no CUDA compiler (nvcc) was found")
+  else()
+    message(STATUS "framepipe: nvcc not found, CUDA backend disabled")
+  endif()
+endif()

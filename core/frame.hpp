@@ -1,0 +1,66 @@
+// A video frame: three 8-bit planes (I420: Y, then U and V at half size, rounded up), each
+// a pointer and a pitch that live on the host or on a device, plus timing. Planes are
+// reference-counted, so a stage that leaves chroma alone passes it through without a copy.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "core/image_view.hpp"
+
+namespace fp {
+
+struct Rational {
+  int num = 0;
+  int den = 1;
+  double value() const { return den == 0 ? 0.0 : static_cast<double>(num) / den; }
+  friend bool operator==(const Rational&, const Rational&) = default;
+};
+
+enum class MemoryLocation { Host, Device };
+
+constexpr std::int64_t kNoPts = std::numeric_limits<std::int64_t>::min();
+
+struct Plane {
+  std::shared_ptr<std::uint8_t> storage;  // keeps the memory alive; data points into it
+  std::uint8_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  std::ptrdiff_t pitch = 0;
+
+  ImageU8 view() const { return {data, width, height, pitch}; }
+  ConstImageU8 cview() const { return {data, width, height, pitch}; }
+};
+
+struct Frame {
+  int width = 0;   // luma size
+  int height = 0;
+  MemoryLocation location = MemoryLocation::Host;
+  int device = -1;  // CUDA ordinal when location == Device
+  std::array<Plane, 3> planes;  // Y, U, V
+
+  std::int64_t pts = kNoPts;   // in time_base units
+  Rational time_base{1, 1};
+  std::int64_t sequence = 0;   // 0, 1, 2 ... in decode order, per source
+  std::chrono::steady_clock::time_point arrival{};
+
+  Plane& luma() { return planes[0]; }
+  const Plane& luma() const { return planes[0]; }
+  bool valid() const { return planes[0].data != nullptr; }
+
+  // Copies timing (pts, time base, sequence, arrival) from another frame.
+  void copy_timing_from(const Frame& other) {
+    pts = other.pts;
+    time_base = other.time_base;
+    sequence = other.sequence;
+    arrival = other.arrival;
+  }
+};
+
+inline int chroma_width(int luma_width) { return (luma_width + 1) / 2; }
+inline int chroma_height(int luma_height) { return (luma_height + 1) / 2; }
+
+}  // namespace fp

@@ -1,0 +1,34 @@
+// Where frames come from: a file or network stream decoded by FFmpeg, a camera, or the
+// built-in synthetic test source. Frames are I420 in host memory.
+//
+// URIs:
+//   testsrc://WxH@FPS?noise=SIGMA&frames=N   deterministic synthetic video (frames=0: endless)
+//   v4l2:///dev/video0                       a V4L2 camera (libavdevice)
+//   rtsp://..., http://..., a file path      anything FFmpeg's demuxers read (mp4, mkv, ts, y4m...)
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/frame.hpp"
+#include "media/video_info.hpp"
+
+namespace fp {
+
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  virtual const VideoInfo& info() const = 0;
+  // The next frame, or nullopt at the end of the stream. Throws MediaError on failure.
+  virtual std::optional<Frame> read() = 0;
+  // Name of the decoder in use, e.g. "h264 (software)" or "testsrc".
+  virtual std::string decoder_name() const = 0;
+  // Asks a blocking read() to give up soon (live sources); safe from another thread.
+  virtual void interrupt() {}
+};
+
+// Opens a source; throws MediaError naming the URI and the reason.
+std::unique_ptr<FrameSource> open_source(const std::string& uri);
+
+}  // namespace fp

@@ -1,0 +1,26 @@
+// `framepipe probe`: what a URI holds and how framepipe would decode it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fp {
+
+struct StreamDescription {
+  int index = 0;
+  std::string type;     // video, audio, subtitle, data
+  std::string codec;    // e.g. h264
+  std::string details;  // e.g. "1920x1080 yuv420p 30 fps, 300 frames"
+  std::string decoder;  // for video: the decoder framepipe would use
+};
+
+struct ProbeResult {
+  std::string uri;
+  std::string format;  // container, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  double duration_seconds = -1;
+  std::vector<StreamDescription> streams;
+};
+
+ProbeResult probe(const std::string& uri);  // throws MediaError
+
+}  // namespace fp

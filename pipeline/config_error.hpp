@@ -1,0 +1,31 @@
+// Configuration errors: every problem in a pipeline file (or on the command line) is
+// collected and reported together, each as FILE:LINE:COL: KEY: MESSAGE.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fp {
+
+struct ConfigIssue {
+  std::string file;  // the pipeline file, or "command line" for --set/-i/-o/--device
+  int line = 0;      // 1-based; 0 when not known
+  int column = 0;    // 1-based; 0 when not known
+  std::string key;   // e.g. "stages[3].h"; may be empty
+  std::string message;
+
+  // "FILE:LINE:COL: KEY: MESSAGE" (parts that are unknown are left out)
+  std::string format() const;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<ConfigIssue> issues);
+  const std::vector<ConfigIssue>& issues() const { return issues_; }
+
+ private:
+  std::vector<ConfigIssue> issues_;
+};
+
+}  // namespace fp

@@ -1,0 +1,37 @@
+// Reads a pipeline YAML file, applies command-line overrides, and validates everything
+// before any work is done. Throws ConfigError with every issue found.
+//
+// File format (docs/pipeline-format.md):
+//   device: auto | cpu | cuda | cuda:N      (optional, default auto)
+//   input:  URI                             (shorthand for a first stage {id: input, type: decode, uri: URI})
+//   stages:                                 (a non-empty sequence)
+//     - id: ID          (optional; default: the type, which must then be unique)
+//       type: TYPE      (required; see `framepipe stages`)
+//       input: ID       (or inputs: [ID, ID]; default: the nearest earlier stage that has an output)
+//       PARAM: VALUE    (the type's parameters)
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/config_error.hpp"
+#include "pipeline/pipeline_definition.hpp"
+
+namespace fp {
+
+struct ConfigOverrides {
+  std::optional<std::string> input;         // -i: replaces the uri of the (first) decode stage
+  std::optional<std::string> output;        // -o: replaces the output of the first encode stage
+  std::optional<std::string> device;        // --device
+  std::vector<std::string> sets;            // --set ID.PARAM=VALUE (VALUE parsed as YAML)
+};
+
+PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides = {});
+
+// Same, from YAML text; `file` is only used in messages.
+PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::string& file,
+                                  const ConfigOverrides& overrides = {});
+
+}  // namespace fp

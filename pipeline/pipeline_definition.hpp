@@ -1,0 +1,33 @@
+// A pipeline file after parsing and validation: the stages with their ids, inputs and
+// parameters (all present and typed), in the order of the file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stages/stage.hpp"
+
+namespace fp {
+
+struct StageDefinition {
+  std::string id;
+  std::string type;                 // a registered stage type
+  std::vector<std::string> inputs;  // ids of the stages it reads (resolved: never empty where needed)
+  StageParams params;               // every parameter of the type's table
+  int line = 0;                     // where the stage is in the file (1-based)
+  int column = 0;
+};
+
+struct PipelineDefinition {
+  std::string file;  // the YAML file it came from
+  std::string device = "auto";  // auto | cpu | cuda | cuda:N
+  std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
+
+  const StageDefinition* find(const std::string& id) const {
+    for (const auto& s : stages)
+      if (s.id == id) return &s;
+    return nullptr;
+  }
+};
+
+}  // namespace fp

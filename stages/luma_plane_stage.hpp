@@ -1,0 +1,35 @@
+// Shared plumbing for stages that compute a new luma plane from one input and pass its
+// chroma through by reference: the output luma comes from a pool made at prepare().
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+
+#include "core/frame_pool.hpp"
+#include "stages/stage.hpp"
+
+namespace fp {
+
+class LumaPlaneStage : public ProcessStage {
+ public:
+  VideoInfo prepare(std::span<const VideoInfo> inputs) override {
+    info_ = inputs.front();
+    pool_ = std::make_unique<FramePool>(info_.width, info_.height);
+    return info_;
+  }
+
+ protected:
+  // A frame with the input's timing and chroma and a fresh luma plane to write into.
+  Frame output_like(const Frame& input) {
+    Frame out = input;
+    out.planes[0] = pool_->acquire_luma();
+    return out;
+  }
+  const VideoInfo& info() const { return info_; }
+
+ private:
+  VideoInfo info_;
+  std::unique_ptr<FramePool> pool_;
+};
+
+}  // namespace fp

@@ -1,0 +1,48 @@
+#include "stages/nlmeans_stage.hpp"
+
+#include "cpu/nlmeans.hpp"
+#include "stages/luma_plane_stage.hpp"
+
+namespace fp {
+
+namespace {
+
+class NlmeansStage final : public LumaPlaneStage {
+ public:
+  explicit NlmeansStage(cpu::NlmeansParams params) : params_(params) {}
+
+  Frame process(std::span<const Frame> inputs) override {
+    Frame out = output_like(inputs[0]);
+    cpu::nlmeans(inputs[0].luma().cview(), out.luma().view(), params_);
+    return out;
+  }
+
+ private:
+  cpu::NlmeansParams params_;
+};
+
+}  // namespace
+
+StageSpec nlmeans_stage_spec() {
+  StageSpec spec;
+  spec.type = "nlmeans";
+  spec.help = "non-local means denoising of the luma: patch-similarity weighted mean over a search window";
+  spec.params = {
+      {.name = "h", .type = ParamType::Float, .help = "filtering strength: larger removes more noise (and detail)",
+       .default_value = 10.0, .range = {.min = 0, .max = 1000, .min_exclusive = true}},
+      {.name = "patch", .type = ParamType::Int, .help = "side of the square patch compared around each pixel",
+       .default_value = std::int64_t{7}, .range = {.min = 1, .max = 15}, .odd = true},
+      {.name = "search", .type = ParamType::Int, .help = "side of the square window searched for similar patches",
+       .default_value = std::int64_t{21}, .range = {.min = 1, .max = 51}, .odd = true},
+  };
+  spec.create = [](const StageParams& params, const StageContext&) -> std::unique_ptr<Stage> {
+    cpu::NlmeansParams p;
+    p.h = params.real("h");
+    p.patch = static_cast<int>(params.integer("patch"));
+    p.search = static_cast<int>(params.integer("search"));
+    return std::make_unique<NlmeansStage>(p);
+  };
+  return spec;
+}
+
+}  // namespace fp

@@ -1,0 +1,80 @@
+#include "stages/pyramid_fusion_stage.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "cpu/pyramid_fusion.hpp"
+#include "stages/luma_plane_stage.hpp"
+
+namespace fp {
+
+namespace {
+
+cpu::FusionRule parse_rule(const std::string& rule) {
+  if (rule == "average") return cpu::FusionRule::Average;
+  if (rule == "max_abs") return cpu::FusionRule::MaxAbs;
+  return cpu::FusionRule::MaxEnergy;
+}
+
+class PyramidFusionStage final : public LumaPlaneStage {
+ public:
+  PyramidFusionStage(cpu::FusionParams params, std::string id) : params_(std::move(params)), id_(std::move(id)) {}
+
+  VideoInfo prepare(std::span<const VideoInfo> inputs) override {
+    if (inputs[0].width != inputs[1].width || inputs[0].height != inputs[1].height)
+      throw std::runtime_error(fmt::format("stage '{}': its two inputs differ in size ({}x{} and {}x{})", id_,
+                                           inputs[0].width, inputs[0].height, inputs[1].width, inputs[1].height));
+    return LumaPlaneStage::prepare(inputs);
+  }
+
+  // The output keeps the first input's chroma and timing.
+  Frame process(std::span<const Frame> inputs) override {
+    Frame out = output_like(inputs[0]);
+    cpu::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_);
+    return out;
+  }
+
+ private:
+  cpu::FusionParams params_;
+  std::string id_;
+};
+
+}  // namespace
+
+StageSpec pyramid_fusion_stage_spec() {
+  StageSpec spec;
+  spec.type = "pyramid_fusion";
+  spec.help = "fuses two inputs' luma through Laplacian pyramids (keeps the first input's chroma)";
+  spec.min_inputs = 2;
+  spec.max_inputs = 2;
+  spec.params = {
+      {.name = "levels", .type = ParamType::Int, .help = "pyramid levels, the base level included",
+       .default_value = std::int64_t{5}, .range = {.min = 1, .max = 12}},
+      {.name = "rule", .type = ParamType::Enum,
+       .help = "how detail coefficients are combined: mean, larger magnitude, or larger 3x3 energy",
+       .default_value = std::string("max_energy"), .keywords = {"average", "max_abs", "max_energy"}},
+      {.name = "gain", .type = ParamType::FloatList,
+       .help = "per detail level multipliers, finest first (missing ones are 1); >1 enhances detail",
+       .default_value = std::vector<double>{}, .range = {.min = 0, .max = 16}},
+  };
+  spec.check = [](const StageParams& params) {
+    std::vector<ParamIssue> issues;
+    const auto levels = params.integer("levels");
+    const auto& gain = params.list("gain");
+    if (static_cast<std::int64_t>(gain.size()) > levels - 1)
+      issues.push_back({"gain", fmt::format("has {} values but {} levels have only {} detail levels", gain.size(),
+                                            levels, levels - 1)});
+    return issues;
+  };
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
+    cpu::FusionParams p;
+    p.levels = static_cast<int>(params.integer("levels"));
+    p.rule = parse_rule(params.text("rule"));
+    for (double g : params.list("gain")) p.gain.push_back(static_cast<float>(g));
+    return std::make_unique<PyramidFusionStage>(std::move(p), context.id);
+  };
+  return spec;
+}
+
+}  // namespace fp

@@ -1,0 +1,92 @@
+// The stage interface. A stage is created once when the graph is set up, prepares its
+// buffers for the stream it will see, and is then called per frame. Stages never start
+// threads or allocate per frame: the executor owns scheduling and memory.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/frame.hpp"
+#include "media/video_info.hpp"
+#include "stages/param.hpp"
+
+namespace fp {
+
+enum class DeviceKind { Cpu, Cuda };
+
+struct Device {
+  DeviceKind kind = DeviceKind::Cpu;
+  int ordinal = 0;  // CUDA device number
+  std::string name() const { return kind == DeviceKind::Cpu ? "cpu" : "cuda:" + std::to_string(ordinal); }
+};
+
+struct StageContext {
+  std::string id;  // the stage's id in the pipeline
+  Device device;
+};
+
+enum class StageRole { Source, Process, Sink };
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+};
+
+// Produces frames (decode). Has no inputs.
+class SourceStage : public Stage {
+ public:
+  virtual VideoInfo open() = 0;                 // opens the media; throws MediaError
+  virtual std::optional<Frame> read() = 0;      // nullopt at the end of the stream
+  virtual std::string decoder_name() const = 0;
+  virtual void interrupt() {}                   // from another thread: stop blocking soon
+};
+
+// Turns input frames into one output frame.
+class ProcessStage : public Stage {
+ public:
+  // Called once with the inputs' stream descriptions; returns the output's. Allocates the
+  // stage's buffers. Throws std::runtime_error when the inputs cannot be processed.
+  virtual VideoInfo prepare(std::span<const VideoInfo> inputs) = 0;
+  virtual Frame process(std::span<const Frame> inputs) = 0;
+  virtual void finish() {}  // end of stream: flush side outputs
+};
+
+// Consumes frames (encode). Has no output.
+class SinkStage : public Stage {
+ public:
+  virtual void open(const VideoInfo& input) = 0;
+  virtual void write(const Frame& frame) = 0;
+  virtual void close() = 0;  // finalizes the output; idempotent
+  virtual std::string encoder_name() const = 0;
+  virtual std::string output_path() const = 0;
+};
+
+// One issue found by a stage's own cross-parameter check.
+struct ParamIssue {
+  std::string param;  // the parameter the message is about
+  std::string message;
+};
+
+struct StageSpec {
+  std::string type;  // the YAML `type`
+  std::string help;  // one line
+  StageRole role = StageRole::Process;
+  int min_inputs = 1;
+  int max_inputs = 1;
+  std::vector<ParamSpec> params;
+  // Checks between parameters that the table cannot express (may be empty).
+  std::function<std::vector<ParamIssue>(const StageParams&)> check;
+  std::function<std::unique_ptr<Stage>(const StageParams&, const StageContext&)> create;
+
+  const ParamSpec* find_param(const std::string& name) const {
+    for (const auto& p : params)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+};
+
+}  // namespace fp

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of framepipe from Debian/Ubuntu packages.
+# Idempotent: installs only what is missing, and does nothing when all is present.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
+  libffmpeg-nvenc-dev
+  libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all dependencies present"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
