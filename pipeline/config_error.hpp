@@ -29,3 +29,14 @@ class ConfigError : public std::runtime_error {
 };
 
 }  // namespace fp
+
+namespace fp {
+
+// A request that is well-formed but cannot be served here (e.g. a device that does not
+// exist): a usage error, exit code 2, like ConfigError.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fp

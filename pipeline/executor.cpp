@@ -1,0 +1,299 @@
+#include "pipeline/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "pipeline/bounded_queue.hpp"
+#include "pipeline/graph.hpp"
+#include "pipeline/progress.hpp"
+
+namespace fp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct Node {
+  const GraphNode* graph = nullptr;
+  std::unique_ptr<Stage> stage;
+  VideoInfo info;
+  StageTiming timing;
+  std::unique_ptr<BoundedQueue<Frame>> queue;  // sources: decoded frames; sinks: frames to encode
+  std::vector<double> latency_ms;              // sinks: per frame written
+  bool opened = false;                         // sinks: open() succeeded
+
+  SourceStage& source() { return static_cast<SourceStage&>(*stage); }
+  ProcessStage& process() { return static_cast<ProcessStage&>(*stage); }
+  SinkStage& sink() { return static_cast<SinkStage&>(*stage); }
+  StageRole role() const { return graph->spec->role; }
+};
+
+class Run {
+ public:
+  Run(const PipelineDefinition& definition, const Device& device, const RunOptions& options)
+      : graph_(definition), options_(options) {
+    stats_.pipeline = definition.file;
+    stats_.device = device.name();
+    for (const auto& g : graph_.nodes()) {
+      Node node;
+      node.graph = &g;
+      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device});
+      node.timing.id = g.stage->id;
+      node.timing.type = g.stage->type;
+      for (const auto& param : g.spec->params) {
+        if (param.type != ParamType::Path) continue;
+        const auto& path = g.stage->params.text(param.name);
+        if (!path.empty() && path != "null") stats_.outputs.push_back(path);
+      }
+      nodes_.push_back(std::move(node));
+    }
+  }
+
+  RunStats execute() {
+    const auto start = Clock::now();
+    try {
+      set_up();
+    } catch (...) {
+      finalize();
+      throw;
+    }
+    start_threads();
+    process_frames();
+    stop_sources();
+    for (auto& n : nodes_)
+      if (n.role() == StageRole::Sink) n.queue->close();  // end of stream: sinks drain and stop
+    for (auto& t : threads_) t.join();
+    finalize();
+    stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (error_) std::rethrow_exception(error_);
+    collect_stats();
+    return stats_;
+  }
+
+ private:
+  // Opens sources, prepares the processing stages in graph order, then opens the sinks, so
+  // a source or stage that fails creates no output file.
+  void set_up() {
+    for (int i : graph_.topological_order()) {
+      Node& n = nodes_[i];
+      if (n.role() == StageRole::Source) {
+        n.info = n.source().open();
+        n.timing.detail = n.source().decoder_name();
+      } else if (n.role() == StageRole::Process) {
+        n.info = n.process().prepare(input_infos(n));
+      }
+    }
+    for (auto& n : nodes_) {
+      if (n.role() != StageRole::Sink) continue;
+      n.sink().open(nodes_[n.graph->inputs[0]].info);
+      n.opened = true;
+      n.timing.detail = n.sink().encoder_name() + " -> " + n.sink().output_path();
+    }
+  }
+
+  std::vector<VideoInfo> input_infos(const Node& n) const {
+    std::vector<VideoInfo> infos;
+    for (int i : n.graph->inputs) infos.push_back(nodes_[i].info);
+    return infos;
+  }
+
+  void start_threads() {
+    for (auto& n : nodes_) {
+      if (n.role() == StageRole::Process) continue;
+      n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
+      if (n.role() == StageRole::Source)
+        threads_.emplace_back([this, &n] { source_loop(n); });
+      else
+        threads_.emplace_back([this, &n] { sink_loop(n); });
+    }
+  }
+
+  void source_loop(Node& n) {
+    try {
+      for (std::int64_t count = 0; !stopping_; ++count) {
+        if (options_.max_frames >= 0 && count >= options_.max_frames) break;
+        const auto t0 = Clock::now();
+        auto frame = n.source().read();
+        n.timing.total_ms += ms_since(t0);
+        if (!frame) break;
+        ++n.timing.frames;
+        frame->sequence = count;
+        frame->arrival = Clock::now();
+        if (!n.queue->push(std::move(*frame))) break;
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    n.queue->close();
+  }
+
+  void sink_loop(Node& n) {
+    try {
+      Frame frame;
+      for (;;) {
+        const auto status = n.queue->pop(frame, kPollInterval);
+        if (status == BoundedQueue<Frame>::PopStatus::Closed) break;
+        if (status == BoundedQueue<Frame>::PopStatus::Timeout) continue;
+        const auto t0 = Clock::now();
+        n.sink().write(frame);
+        n.timing.total_ms += ms_since(t0);
+        ++n.timing.frames;
+        n.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - frame.arrival).count());
+        frame = Frame{};  // return the buffers to their pools now, not at the next frame
+      }
+    } catch (...) {
+      fail(std::current_exception());
+      n.queue->close();
+      n.queue->clear();
+    }
+  }
+
+  // Takes one frame from every source, runs the graph on them and hands the results to the
+  // sinks, until a source ends, an error occurs, or a stop is requested.
+  void process_frames() {
+    ProgressLine progress(options_.progress, expected_frames());
+    std::vector<Frame> outputs(nodes_.size());
+    try {
+      while (next_inputs(outputs)) {
+        for (int i : graph_.topological_order()) {
+          Node& n = nodes_[i];
+          if (n.role() == StageRole::Process) {
+            std::vector<Frame> inputs;
+            for (int in : n.graph->inputs) inputs.push_back(outputs[in]);
+            const auto t0 = Clock::now();
+            outputs[i] = n.process().process(inputs);
+            n.timing.total_ms += ms_since(t0);
+            ++n.timing.frames;
+          } else if (n.role() == StageRole::Sink) {
+            if (!n.queue->push(outputs[n.graph->inputs[0]])) throw_pending_error();
+          }
+        }
+        ++stats_.frames;
+        if (!has_sinks()) {
+          stats_.latency_ms.push_back(
+              std::chrono::duration<double, std::milli>(Clock::now() - outputs[source_index()].arrival).count());
+        }
+        for (auto& f : outputs) f = Frame{};
+        progress.update(stats_.frames);
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    progress.finish();
+  }
+
+  // Fills the sources' slots of `outputs`; false at the end of any source or on a stop.
+  bool next_inputs(std::vector<Frame>& outputs) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      Node& n = nodes_[i];
+      if (n.role() != StageRole::Source) continue;
+      for (;;) {
+        if (error_pending()) return false;
+        if (options_.stop && options_.stop->load()) {
+          stats_.interrupted = true;
+          return false;
+        }
+        const auto status = n.queue->pop(outputs[i], kPollInterval);
+        if (status == BoundedQueue<Frame>::PopStatus::Item) break;
+        if (status == BoundedQueue<Frame>::PopStatus::Closed) return false;
+      }
+    }
+    return true;
+  }
+
+  void stop_sources() {
+    stopping_ = true;
+    for (auto& n : nodes_) {
+      if (n.role() != StageRole::Source) continue;
+      n.source().interrupt();
+      n.queue->close();
+      n.queue->clear();
+    }
+  }
+
+  // Flushes side outputs and finalizes every opened sink, keeping the first error.
+  void finalize() {
+    for (auto& n : nodes_) {
+      try {
+        if (n.role() == StageRole::Process) n.process().finish();
+        if (n.role() == StageRole::Sink && n.opened) n.sink().close();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
+  }
+
+  void fail(std::exception_ptr error) {
+    std::lock_guard lock(error_mutex_);
+    if (!error_) error_ = error;
+    stopping_ = true;
+  }
+  bool error_pending() {
+    std::lock_guard lock(error_mutex_);
+    return error_ != nullptr;
+  }
+  [[noreturn]] void throw_pending_error() {
+    std::lock_guard lock(error_mutex_);
+    if (error_) std::rethrow_exception(error_);
+    throw std::runtime_error("a sink stopped unexpectedly");
+  }
+
+  bool has_sinks() const {
+    for (const auto& n : nodes_)
+      if (n.role() == StageRole::Sink) return true;
+    return false;
+  }
+  int source_index() const {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].role() == StageRole::Source) return static_cast<int>(i);
+    return 0;
+  }
+
+  // The run's length when every source knows its own (the shortest wins), else -1.
+  std::int64_t expected_frames() const {
+    std::int64_t total = -1;
+    for (const auto& n : nodes_) {
+      if (n.role() != StageRole::Source) continue;
+      if (n.info.frame_count < 0) return options_.max_frames;
+      total = total < 0 ? n.info.frame_count : std::min(total, n.info.frame_count);
+    }
+    if (options_.max_frames >= 0 && (total < 0 || options_.max_frames < total)) return options_.max_frames;
+    return total;
+  }
+
+  void collect_stats() {
+    for (auto& n : nodes_) {
+      stats_.stages.push_back(n.timing);
+      stats_.latency_ms.insert(stats_.latency_ms.end(), n.latency_ms.begin(), n.latency_ms.end());
+    }
+  }
+
+  PipelineGraph graph_;  // points into the definition, which outlives the run
+  RunOptions options_;
+  std::vector<Node> nodes_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopping_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+  RunStats stats_;
+};
+
+}  // namespace
+
+RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options) {
+  Run run(definition, device, options);
+  return run.execute();
+}
+
+}  // namespace fp

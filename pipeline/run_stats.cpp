@@ -1,0 +1,65 @@
+#include "pipeline/run_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace fp {
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const auto index = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+  return values[index];
+}
+
+std::string stats_to_json(const RunStats& stats) {
+  nlohmann::ordered_json doc;
+  doc["pipeline"] = stats.pipeline;
+  doc["device"] = stats.device;
+  doc["frames"] = stats.frames;
+  doc["wall_seconds"] = stats.wall_seconds;
+  doc["fps"] = stats.fps();
+  doc["interrupted"] = stats.interrupted;
+  doc["latency_ms"] = {{"p50", percentile(stats.latency_ms, 50)}, {"p99", percentile(stats.latency_ms, 99)}};
+  auto& stages = doc["stages"] = nlohmann::ordered_json::array();
+  for (const auto& s : stats.stages) {
+    stages.push_back({{"id", s.id},
+                      {"type", s.type},
+                      {"detail", s.detail},
+                      {"frames", s.frames},
+                      {"total_ms", s.total_ms},
+                      {"mean_ms", s.mean_ms()}});
+  }
+  doc["outputs"] = stats.outputs;
+  return doc.dump(2);
+}
+
+void write_stats_json(const RunStats& stats, const std::string& path) {
+  std::ofstream out(path, std::ios::out | std::ios::trunc);
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
+  out << stats_to_json(stats) << '\n';
+  out.close();
+  if (!out) throw std::runtime_error(fmt::format("{}: write failed", path));
+}
+
+std::string stats_summary(const RunStats& stats) {
+  std::string text = fmt::format("{} frames in {:.2f} s ({:.1f} fps) on {}{}\n", stats.frames, stats.wall_seconds,
+                                 stats.fps(), stats.device, stats.interrupted ? ", interrupted" : "");
+  text += fmt::format("  {:<16} {:<15} {:>7} {:>10}  {}\n", "stage", "type", "frames", "ms/frame", "");
+  for (const auto& s : stats.stages)
+    text += fmt::format("  {:<16} {:<15} {:>7} {:>10.3f}  {}\n", s.id, s.type, s.frames, s.mean_ms(), s.detail);
+  if (!stats.latency_ms.empty())
+    text += fmt::format("  latency p50 {:.1f} ms, p99 {:.1f} ms\n", percentile(stats.latency_ms, 50),
+                        percentile(stats.latency_ms, 99));
+  return text;
+}
+
+}  // namespace fp

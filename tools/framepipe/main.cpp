@@ -1,1 +1,69 @@
-int main() { return 0; }
+// framepipe: real-time video pipelines described in YAML. This file only declares the
+// command line (CLI11); the commands live in their own files.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "tools/framepipe/commands.hpp"
+
+namespace {
+
+void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
+  cmd.add_option("-i,--input", overrides.input, "Replace the pipeline's input (file, rtsp://, v4l2://, testsrc://)");
+  cmd.add_option("-o,--output", overrides.output, "Replace the output path of the first encode stage");
+  cmd.add_option("--set", overrides.sets, "Set a stage parameter: ID.PARAM=VALUE (repeatable)")
+      ->type_name("ID.PARAM=VALUE")
+      ->allow_extra_args(false);
+  cmd.add_option("--device", overrides.device, "Run on cpu or cuda:N (overrides the file's device)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"framepipe: real-time video pipelines on NVIDIA GPUs (and CPUs), described in YAML", "framepipe"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", fp::cli::version_text());
+
+  fp::cli::RunArguments run;
+  auto* run_cmd = app.add_subcommand("run", "Run a pipeline file");
+  run_cmd->add_option("FILE", run.file, "Pipeline YAML file")->required();
+  add_override_options(*run_cmd, run.overrides);
+  run_cmd->add_option("--frames", run.frames, "Stop after N frames")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--stats-json", run.stats_json, "Write run statistics (fps, per-stage times, codecs) as JSON");
+  run_cmd->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
+
+  std::string validate_file;
+  fp::ConfigOverrides validate_overrides;
+  bool validate_quiet = false;
+  auto* validate_cmd = app.add_subcommand("validate", "Check a pipeline file without running it");
+  validate_cmd->add_option("FILE", validate_file, "Pipeline YAML file")->required();
+  add_override_options(*validate_cmd, validate_overrides);
+  validate_cmd->add_flag("-q,--quiet", validate_quiet, "Print nothing but errors");
+
+  std::string stage_name;
+  auto* stages_cmd = app.add_subcommand("stages", "List the stage types, or one stage's parameters");
+  stages_cmd->add_option("NAME", stage_name, "A stage type");
+
+  std::string probe_uri;
+  auto* probe_cmd = app.add_subcommand("probe", "Show the streams of a file or URI and the decoder framepipe would use");
+  probe_cmd->add_option("URI", probe_uri, "File, rtsp://, v4l2:// or testsrc:// URI")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return fp::cli::kUsageError;
+  }
+
+  try {
+    if (*run_cmd) return fp::cli::run_command(run);
+    if (*validate_cmd) return fp::cli::validate_command(validate_file, validate_overrides, validate_quiet);
+    if (*stages_cmd) return fp::cli::stages_command(stage_name);
+    if (*probe_cmd) return fp::cli::probe_command(probe_uri);
+  } catch (...) {
+    return fp::cli::report_current_exception();
+  }
+  return fp::cli::kUsageError;
+}

@@ -1,0 +1,49 @@
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cuda/device_query.hpp"
+
+namespace fp::cuda {
+
+namespace {
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+}  // namespace
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // no driver or no device: clear the sticky error, report none
+    return 0;
+  }
+  return count;
+}
+
+DeviceDescription describe_device(int ordinal) {
+  cudaDeviceProp prop{};
+  const cudaError_t err = cudaGetDeviceProperties(&prop, ordinal);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw std::runtime_error("cuda:" + std::to_string(ordinal) + ": " + cudaGetErrorString(err));
+  }
+  DeviceDescription d;
+  d.ordinal = ordinal;
+  d.name = prop.name;
+  d.compute_major = prop.major;
+  d.compute_minor = prop.minor;
+  d.memory_bytes = prop.totalGlobalMem;
+  d.multiprocessors = prop.multiProcessorCount;
+  return d;
+}
+
+std::string runtime_summary() {
+  int runtime = 0;
+  int driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+    return "runtime " + version_text(runtime) + ", no driver";
+  return "runtime " + version_text(runtime) + ", driver " + version_text(driver);
+}
+
+}  // namespace fp::cuda

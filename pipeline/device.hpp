@@ -1,0 +1,18 @@
+// Turns the pipeline's `device` setting into the device that will run it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stages/stage.hpp"
+
+namespace fp {
+
+// "auto" picks the CPU until the CUDA executor exists; "cpu" is the CPU; "cuda" / "cuda:N"
+// need the CUDA backend and that device. Throws UsageError naming the device otherwise.
+Device resolve_device(const std::string& requested);
+
+// One line per device this build could use, for `framepipe --version`.
+std::vector<std::string> describe_devices();
+
+}  // namespace fp

@@ -1,0 +1,39 @@
+// What a run measured: frames, throughput, time per stage, latency, and the codecs used.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fp {
+
+struct StageTiming {
+  std::string id;
+  std::string type;
+  std::string detail;  // decoder or encoder in use, or output path
+  std::int64_t frames = 0;
+  double total_ms = 0;  // busy time of the stage
+  double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
+};
+
+struct RunStats {
+  std::string pipeline;  // the pipeline file
+  std::string device;    // e.g. "cpu"
+  std::int64_t frames = 0;  // frames that went through the whole graph
+  double wall_seconds = 0;
+  bool interrupted = false;  // stopped early by Ctrl-C
+  std::vector<StageTiming> stages;  // in the pipeline's order, sources and sinks included
+  std::vector<double> latency_ms;   // per frame, arrival at the source -> written by the last sink
+  std::vector<std::string> outputs;  // files written
+
+  double fps() const { return wall_seconds > 0 ? static_cast<double>(frames) / wall_seconds : 0.0; }
+};
+
+// p in [0, 100]; nearest-rank percentile of the values (0 when empty).
+double percentile(std::vector<double> values, double p);
+
+std::string stats_to_json(const RunStats& stats);  // pretty-printed JSON document
+void write_stats_json(const RunStats& stats, const std::string& path);  // throws on failure
+std::string stats_summary(const RunStats& stats);  // a short human-readable table
+
+}  // namespace fp

@@ -1,0 +1,32 @@
+// The framepipe subcommands. Each returns the process exit code: 0 success, 1 runtime
+// failure, 2 usage or configuration error, 130 stopped by Ctrl-C (outputs finalized).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pipeline/config_loader.hpp"
+
+namespace fp::cli {
+
+enum ExitCode : int { kOk = 0, kRuntimeError = 1, kUsageError = 2, kInterrupted = 130 };
+
+struct RunArguments {
+  std::string file;
+  ConfigOverrides overrides;
+  std::int64_t frames = -1;
+  std::string stats_json;
+  bool quiet = false;
+};
+
+int run_command(const RunArguments& args);
+int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet);
+int stages_command(const std::string& name);
+int probe_command(const std::string& uri);
+std::string version_text();
+
+// Prints an error as "framepipe: error: MESSAGE" (or one line per issue for ConfigError)
+// and returns its exit code. Call from a catch block.
+int report_current_exception();
+
+}  // namespace fp::cli

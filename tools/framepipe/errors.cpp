@@ -1,0 +1,33 @@
+// Maps exceptions to one-line messages and exit codes, so no stack trace ever reaches a user.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "media/media_error.hpp"
+#include "pipeline/config_error.hpp"
+#include "tools/framepipe/commands.hpp"
+
+namespace fp::cli {
+
+int report_current_exception() {
+  try {
+    throw;
+  } catch (const ConfigError& e) {
+    for (const auto& issue : e.issues()) fmt::print(stderr, "{}\n", issue.format());
+    const auto n = e.issues().size();
+    fmt::print(stderr, "framepipe: {} configuration error{}\n", n, n == 1 ? "" : "s");
+    return kUsageError;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "framepipe: error: {}\n", e.what());
+    return kUsageError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "framepipe: error: {}\n", e.what());
+    return kRuntimeError;
+  } catch (...) {
+    fmt::print(stderr, "framepipe: error: unknown failure\n");
+    return kRuntimeError;
+  }
+}
+
+}  // namespace fp::cli

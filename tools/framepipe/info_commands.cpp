@@ -1,0 +1,78 @@
+// `framepipe stages`, `framepipe probe` and `--version`: what framepipe knows and sees.
+#include <fmt/format.h>
+#include <libavcodec/version.h>
+#include <libavformat/version.h>
+
+#include <algorithm>
+
+#include "media/probe.hpp"
+#include "pipeline/config_error.hpp"
+#include "pipeline/device.hpp"
+#include "stages/registry.hpp"
+#include "tools/framepipe/commands.hpp"
+
+namespace fp::cli {
+
+namespace {
+
+const char* role_text(StageRole role) {
+  switch (role) {
+    case StageRole::Source: return "source";
+    case StageRole::Process: return "process";
+    case StageRole::Sink: return "sink";
+  }
+  return "";
+}
+
+std::string inputs_text(const StageSpec& spec) {
+  if (spec.max_inputs == 0) return "no input";
+  if (spec.min_inputs == spec.max_inputs) return fmt::format("{} input{}", spec.min_inputs, spec.min_inputs == 1 ? "" : "s");
+  return fmt::format("{}-{} inputs", spec.min_inputs, spec.max_inputs);
+}
+
+void print_stage(const StageSpec& spec) {
+  fmt::print("{} ({}, {}): {}\n", spec.type, role_text(spec.role), inputs_text(spec), spec.help);
+  fmt::print("  {:<10} {:<14} {:<12} {:<26} {}\n", "parameter", "type", "default", "range", "description");
+  for (const auto& p : spec.params) {
+    const std::string def = p.default_value ? format_value(*p.default_value) : "(required)";
+    fmt::print("  {:<10} {:<14} {:<12} {:<26} {}\n", p.name, type_name(p), def, describe_range(p), p.help);
+  }
+}
+
+}  // namespace
+
+int stages_command(const std::string& name) {
+  if (name.empty()) {
+    for (const auto& spec : stage_registry()) fmt::print("  {:<16} {}\n", spec.type, spec.help);
+    fmt::print("\n`framepipe stages NAME` shows a stage's parameters.\n");
+    return kOk;
+  }
+  if (const auto* spec = find_stage(name)) {
+    print_stage(*spec);
+    return kOk;
+  }
+  std::string known;
+  for (const auto& spec : stage_registry()) known += (known.empty() ? "" : ", ") + spec.type;
+  throw UsageError(fmt::format("unknown stage type '{}' (known: {})", name, known));
+}
+
+int probe_command(const std::string& uri) {
+  const auto result = probe(uri);
+  fmt::print("{}: {}", result.uri, result.format);
+  if (result.duration_seconds >= 0) fmt::print(", {:.3f} s", result.duration_seconds);
+  fmt::print("\n");
+  for (const auto& s : result.streams) {
+    fmt::print("  stream {}: {} {} {}\n", s.index, s.type, s.codec, s.details);
+    if (!s.decoder.empty()) fmt::print("    decoder: {}\n", s.decoder);
+  }
+  return kOk;
+}
+
+std::string version_text() {
+  std::string text = fmt::format("framepipe {}\nFFmpeg: libavformat {}, libavcodec {}\ndevices:", FRAMEPIPE_VERSION,
+                                 AV_STRINGIFY(LIBAVFORMAT_VERSION), AV_STRINGIFY(LIBAVCODEC_VERSION));
+  for (const auto& line : describe_devices()) text += "\n  " + line;
+  return text;
+}
+
+}  // namespace fp::cli

@@ -1,0 +1,61 @@
+// `framepipe run` and `framepipe validate`.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "pipeline/device.hpp"
+#include "pipeline/executor.hpp"
+#include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/interrupt.hpp"
+
+namespace fp::cli {
+
+namespace {
+
+std::string describe_pipeline(const PipelineDefinition& definition) {
+  std::string text;
+  for (const auto& stage : definition.stages) {
+    text += fmt::format("  {:<16} {:<15}", stage.id, stage.type);
+    if (!stage.inputs.empty()) text += fmt::format(" <- {}", fmt::join(stage.inputs, ", "));
+    text += '\n';
+  }
+  return text;
+}
+
+}  // namespace
+
+int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet) {
+  const auto definition = load_pipeline(file, overrides);
+  const auto device = resolve_device(definition.device);
+  if (!quiet) {
+    fmt::print("{}: ok, {} stages on {}\n{}", file, definition.stages.size(), device.name(),
+               describe_pipeline(definition));
+  }
+  return kOk;
+}
+
+int run_command(const RunArguments& args) {
+  const auto definition = load_pipeline(args.file, args.overrides);
+  const auto device = resolve_device(definition.device);
+
+  RunOptions options;
+  options.max_frames = args.frames;
+  options.progress = !args.quiet && isatty(fileno(stderr));
+  options.stop = &install_interrupt_handler();
+
+  const RunStats stats = run_pipeline(definition, device, options);
+  if (!args.stats_json.empty()) write_stats_json(stats, args.stats_json);
+  if (!args.quiet) {
+    fmt::print("{}", stats_summary(stats));
+    for (const auto& output : stats.outputs) fmt::print("wrote {}\n", output);
+    if (!args.stats_json.empty()) fmt::print("wrote {}\n", args.stats_json);
+  }
+  if (stats.interrupted) {
+    if (!args.quiet) fmt::print(stderr, "framepipe: interrupted; outputs finalized\n");
+    return kInterrupted;
+  }
+  return kOk;
+}
+
+}  // namespace fp::cli
