@@ -2,7 +2,12 @@
 // command line (CLI11); the commands live in their own files.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
+extern "C" {
+#include <libavutil/log.h>
+}
+
+#include <functional>
+#include <string>
 
 #include "tools/framepipe/commands.hpp"
 
@@ -22,7 +27,9 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
 int main(int argc, char** argv) {
   CLI::App app{"framepipe: real-time video pipelines on NVIDIA GPUs (and CPUs), described in YAML", "framepipe"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", fp::cli::version_text());
+  app.set_version_flag("--version", std::function<std::string()>(fp::cli::version_text));
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Show FFmpeg's own warnings (hidden by default: errors arrive as one line)");
 
   fp::cli::RunArguments run;
   auto* run_cmd = app.add_subcommand("run", "Run a pipeline file");
@@ -56,6 +63,9 @@ int main(int argc, char** argv) {
     app.exit(e);
     return fp::cli::kUsageError;
   }
+
+  // framepipe reports every failure itself, as one line naming the file and the reason.
+  av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET);
 
   try {
     if (*run_cmd) return fp::cli::run_command(run);

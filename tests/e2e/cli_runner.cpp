@@ -1,0 +1,69 @@
+#include "tests/e2e/cli_runner.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+#include "media/frame_source.hpp"
+
+namespace fp::test {
+
+namespace {
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+std::string framepipe_binary() {
+  if (const char* env = std::getenv("FRAMEPIPE_BIN")) return env;
+  return std::string(FRAMEPIPE_BINARY_DIR) + "/bin/framepipe";
+}
+
+CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  std::string command = "cd " + shell_quote(cwd.string()) + " && " + shell_quote(framepipe_binary());
+  for (const auto& a : args) command += " " + shell_quote(a);
+  command += " 2>&1";
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+TempDir::TempDir(const std::string& name) {
+  path_ = std::filesystem::path(FRAMEPIPE_BINARY_DIR) / "test-output" / (name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+long long count_frames(const std::filesystem::path& video) {
+  auto source = open_source(video.string());
+  long long frames = 0;
+  while (source->read()) ++frames;
+  return frames;
+}
+
+long long count_lines(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  long long lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+}  // namespace fp::test

@@ -1,0 +1,40 @@
+// Runs the framepipe binary from a test: its exit code and everything it printed.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fp::test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// The framepipe binary under test (FRAMEPIPE_BIN, else build/bin/framepipe).
+std::string framepipe_binary();
+
+// Runs framepipe with the arguments (each quoted for the shell) in `cwd`.
+CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd = ".");
+
+// A fresh empty directory for one test, removed when the object goes away.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Frames in a video file, counted by decoding it with framepipe's own media layer.
+long long count_frames(const std::filesystem::path& video);
+// Lines of a text file.
+long long count_lines(const std::filesystem::path& file);
+
+}  // namespace fp::test

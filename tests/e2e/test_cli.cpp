@@ -1,0 +1,212 @@
+// The framepipe command line: subcommands, exit codes, messages and what is left on disk.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+const char* kSmallPipeline = R"(input: testsrc://96x64@25?noise=10&frames=6
+stages:
+  - {id: hist, type: luma_histogram, output: hist.jsonl}
+  - {id: smooth, type: mean_smooth, radius: 3}
+  - {id: out, type: encode, output: out.mp4}
+)";
+
+TEST(Cli, HelpAndVersion) {
+  auto help = run_framepipe({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* cmd : {"run", "validate", "stages", "probe"}) EXPECT_NE(help.output.find(cmd), std::string::npos);
+  auto run_help = run_framepipe({"run", "--help"});
+  EXPECT_EQ(run_help.exit_code, 0);
+  for (const char* opt : {"--input", "--output", "--set", "--device", "--frames", "--stats-json", "--quiet"})
+    EXPECT_NE(run_help.output.find(opt), std::string::npos) << opt;
+  auto version = run_framepipe({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.output.find("framepipe 0."), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run_framepipe({}).exit_code, 2);
+  EXPECT_EQ(run_framepipe({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(run_framepipe({"run"}).exit_code, 2);
+  EXPECT_EQ(run_framepipe({"run", "x.yaml", "--frames", "-3"}).exit_code, 2);
+}
+
+TEST(Cli, StagesListsEveryStageAndItsParameters) {
+  auto all = run_framepipe({"stages"});
+  EXPECT_EQ(all.exit_code, 0);
+  for (const char* type : {"decode", "luma_histogram", "mean_smooth", "nlmeans", "pyramid_fusion", "thinning", "encode"})
+    EXPECT_NE(all.output.find(type), std::string::npos) << type;
+  auto one = run_framepipe({"stages", "nlmeans"});
+  EXPECT_EQ(one.exit_code, 0);
+  for (const char* text : {"patch", "search", "odd", "[1, 15]", "10"}) EXPECT_NE(one.output.find(text), std::string::npos) << text;
+  auto unknown = run_framepipe({"stages", "nlmean"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("nlmean"), std::string::npos);
+}
+
+TEST(Cli, ValidateReportsEveryErrorWithItsPlaceAndCreatesNothing) {
+  TempDir dir("cli-validate");
+  write_file(dir / "bad.yaml", R"(input: testsrc://64x48
+stages:
+  - {id: smooth, type: mean_smooth, radius: -2}
+  - {id: den, type: nlmeans, h: 0}
+  - {id: out, type: encode, output: out.mp4}
+)");
+  for (const char* cmd : {"validate", "run"}) {
+    auto result = run_framepipe({cmd, "bad.yaml"}, dir.path());
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("bad.yaml:3:"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("stages[0].radius"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("bad.yaml:4:"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("stages[1].h"), std::string::npos) << result.output;
+    EXPECT_FALSE(fs::exists(dir / "out.mp4"));
+  }
+  write_file(dir / "good.yaml", kSmallPipeline);
+  auto ok = run_framepipe({"validate", "good.yaml"}, dir.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_FALSE(fs::exists(dir / "out.mp4"));
+}
+
+TEST(Cli, RunWritesOutputsAndStats) {
+  TempDir dir("cli-run");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "--stats-json", "stats.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("out.mp4"), std::string::npos) << "says where the outputs went";
+  EXPECT_EQ(count_frames(dir / "out.mp4"), 6);
+  EXPECT_EQ(count_lines(dir / "hist.jsonl"), 6);
+  std::ifstream in(dir / "stats.json");
+  const auto stats = nlohmann::json::parse(in);
+  EXPECT_EQ(stats["frames"], 6);
+  EXPECT_GT(stats["fps"].get<double>(), 0.0);
+  EXPECT_GT(stats["wall_seconds"].get<double>(), 0.0);
+  ASSERT_EQ(stats["stages"].size(), 4u);
+  EXPECT_EQ(stats["stages"][0]["detail"], "testsrc");
+  EXPECT_NE(stats["stages"][3]["detail"].get<std::string>().find("libx264"), std::string::npos);
+  EXPECT_EQ(stats["stages"][2]["frames"], 6);
+}
+
+TEST(Cli, OverridesReplaceInputOutputAndParameters) {
+  TempDir dir("cli-overrides");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "-i", "testsrc://64x48@10?frames=3", "-o", "other.mkv", "--set",
+                               "smooth.radius=1", "--set", "hist.output=h.csv", "--quiet"},
+                              dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(result.output.empty()) << "--quiet prints nothing: " << result.output;
+  EXPECT_EQ(count_frames(dir / "other.mkv"), 3);
+  EXPECT_EQ(count_lines(dir / "h.csv"), 4);
+  EXPECT_FALSE(fs::exists(dir / "out.mp4"));
+  auto bad = run_framepipe({"run", "p.yaml", "--set", "smooth.radius=0"}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("smooth.radius"), std::string::npos) << bad.output;
+}
+
+TEST(Cli, FramesLimitsTheRun) {
+  TempDir dir("cli-frames");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "--frames", "2", "-q"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(count_frames(dir / "out.mp4"), 2);
+}
+
+TEST(Cli, MissingInputIsOneLineRuntimeErrorAndCreatesNoOutput) {
+  TempDir dir("cli-missing");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "-i", "no_such_video.mp4"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("no_such_video.mp4"), std::string::npos) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+  EXPECT_FALSE(fs::exists(dir / "out.mp4"));
+}
+
+TEST(Cli, NotAVideoIsARuntimeError) {
+  TempDir dir("cli-notvideo");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  write_file(dir / "notes.mp4", "these are not frames\n");
+  auto result = run_framepipe({"run", "p.yaml", "-i", "notes.mp4"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("notes.mp4"), std::string::npos) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+}
+
+TEST(Cli, UnwritableOutputIsARuntimeErrorNamingThePath) {
+  TempDir dir("cli-unwritable");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "-o", "no/such/dir/out.mp4"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("no/such/dir/out.mp4"), std::string::npos) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+}
+
+TEST(Cli, UnknownDeviceIsAUsageError) {
+  TempDir dir("cli-device");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "--device", "cuda:7"}, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("cuda:7"), std::string::npos) << result.output;
+}
+
+TEST(Cli, ProbeDescribesAFile) {
+  TempDir dir("cli-probe");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  ASSERT_EQ(run_framepipe({"run", "p.yaml", "-q"}, dir.path()).exit_code, 0);
+  auto result = run_framepipe({"probe", "out.mp4"}, dir.path());
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("h264"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("96x64"), std::string::npos) << result.output;
+  auto missing = run_framepipe({"probe", "nothing.mp4"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("nothing.mp4"), std::string::npos);
+}
+
+// Ctrl-C stops an endless run; the outputs written so far are finalized and decodable.
+TEST(Cli, InterruptFinalizesOutputs) {
+  TempDir dir("cli-interrupt");
+  write_file(dir / "p.yaml", R"(input: testsrc://96x64@25?frames=0
+stages:
+  - {id: hist, type: luma_histogram, output: hist.jsonl}
+  - {id: out, type: encode, output: out.mp4}
+)");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (chdir(dir.path().c_str()) != 0) _exit(99);
+    const std::string bin = framepipe_binary();
+    execl(bin.c_str(), bin.c_str(), "run", "p.yaml", "-q", static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  // Wait until frames are flowing, then interrupt.
+  for (int i = 0; i < 100 && count_lines(dir / "hist.jsonl") < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto frames = count_frames(dir / "out.mp4");
+  EXPECT_GT(frames, 0);
+  EXPECT_EQ(count_lines(dir / "hist.jsonl"), frames) << "every processed frame reached both outputs";
+}
+
+}  // namespace
+}  // namespace fp::test
