@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Verifies framepipe on a GPU machine (the project's H100, through the device tool):
+# configure with CUDA on, build, run every test (GPU tests included), run the GPU tests
+# under compute-sanitizer memcheck and racecheck, and show the devices the CLI sees.
+# Needs .gpudeps/ (../shared/tools/build-gpu-deps) carried along. Logs go to $OUT (or
+# build-gpu/logs) and a summary to stdout.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+logs=${OUT:-$root/build-gpu/logs}
+mkdir -p "$logs"
+# shellcheck disable=SC1091
+source "$root/.gpudeps/env.sh"
+cd "$root"
+nvidia-smi -L
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if ! cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFRAMEPIPE_CUDA=ON >"$logs/configure.log" 2>&1; then
+  tail -40 "$logs/configure.log"; exit 1
+fi
+if ! cmake --build build-gpu -j"$(nproc)" >"$logs/build.log" 2>&1; then
+  grep -m40 -E 'error|Error' "$logs/build.log"; exit 1
+fi
+echo "build: ok"
+
+(cd build-gpu && ctest --output-on-failure -j8 "$@") >"$logs/ctest.log" 2>&1
+echo "ctest: exit $?"
+grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
+
+status=0
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool "$tool" --error-exitcode 3 build-gpu/bin/test_cuda >"$logs/sanitizer-$tool.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer-$tool.log" | tail -1)"
+  [ $rc -eq 0 ] || status=1
+done
+build-gpu/bin/framepipe --version
+exit $status
