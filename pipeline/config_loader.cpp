@@ -1,0 +1,80 @@
+#include "pipeline/config_loader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/config_device.hpp"
+#include "pipeline/config_links.hpp"
+#include "pipeline/config_overrides.hpp"
+#include "pipeline/config_params.hpp"
+#include "pipeline/config_reader.hpp"
+
+namespace fp {
+
+namespace {
+
+// Issues are found check by check; the user reads them best in file order, with the
+// command-line ones (no position) after them in the order of the options.
+void sort_issues(std::vector<ConfigIssue>& issues) {
+  std::stable_sort(issues.begin(), issues.end(), [](const ConfigIssue& a, const ConfigIssue& b) {
+    const bool a_cli = a.file == kCommandLine;
+    const bool b_cli = b.file == kCommandLine;
+    if (a_cli != b_cli) return b_cli;
+    if (a.line != b.line) return a.line < b.line;
+    return a.column < b.column;
+  });
+}
+
+[[noreturn]] void fail(std::vector<ConfigIssue> issues) {
+  sort_issues(issues);
+  throw ConfigError(std::move(issues));
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  const auto fail_read = [&](const std::string& reason) {
+    fail({ConfigIssue{.file = file.string(), .message = "cannot read: " + reason}});
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) fail_read(std::strerror(EISDIR));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail_read(std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail_read(std::strerror(errno));
+  return text.str();
+}
+
+}  // namespace
+
+PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides) {
+  return parse_pipeline(read_text(file), file.string(), overrides);
+}
+
+PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::string& file,
+                                  const ConfigOverrides& overrides) {
+  std::vector<ConfigIssue> issues;
+  auto raw = read_pipeline_yaml(yaml_text, file, issues);
+  if (!raw) fail(std::move(issues));  // not YAML: nothing else can be checked
+  apply_overrides(*raw, overrides, issues);
+
+  PipelineDefinition definition;
+  definition.file = file;
+  if (raw->device) definition.device = check_device(*raw->device, issues);
+  const auto inputs = link_stages(*raw, issues);
+  for (std::size_t i = 0; i < raw->stages.size(); ++i) {
+    const RawStage& stage = raw->stages[i];
+    definition.stages.push_back(StageDefinition{.id = stage.id,
+                                                .type = stage.type,
+                                                .inputs = inputs[i],
+                                                .params = check_stage_params(stage, issues),
+                                                .line = stage.origin.line,
+                                                .column = stage.origin.column});
+  }
+  if (!issues.empty()) fail(std::move(issues));
+  return definition;
+}
+
+}  // namespace fp

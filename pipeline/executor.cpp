@@ -1,6 +1,7 @@
 #include "pipeline/executor.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <exception>
@@ -90,6 +91,9 @@ class Run {
       if (n.role() == StageRole::Source) {
         n.info = n.source().open();
         n.timing.detail = n.source().decoder_name();
+        spdlog::info("{}: {}x{} at {:.3f} fps, {} frames, decoder {}", n.timing.id, n.info.width, n.info.height,
+                     n.info.frame_rate.value(), n.info.frame_count < 0 ? std::string("unknown") : std::to_string(n.info.frame_count),
+                     n.timing.detail);
       } else if (n.role() == StageRole::Process) {
         n.info = n.process().prepare(input_infos(n));
       }
@@ -99,6 +103,7 @@ class Run {
       n.sink().open(nodes_[n.graph->inputs[0]].info);
       n.opened = true;
       n.timing.detail = n.sink().encoder_name() + " -> " + n.sink().output_path();
+      spdlog::info("{}: {}", n.timing.id, n.timing.detail);
     }
   }
 

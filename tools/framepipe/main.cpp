@@ -1,6 +1,8 @@
 // framepipe: real-time video pipelines described in YAML. This file only declares the
 // command line (CLI11); the commands live in their own files.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 extern "C" {
 #include <libavutil/log.h>
@@ -29,7 +31,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::function<std::string()>(fp::cli::version_text));
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Show FFmpeg's own warnings (hidden by default: errors arrive as one line)");
+  app.add_flag("-v,--verbose", verbose, "Log what is opened and used, and FFmpeg's own warnings");
 
   fp::cli::RunArguments run;
   auto* run_cmd = app.add_subcommand("run", "Run a pipeline file");
@@ -66,6 +68,10 @@ int main(int argc, char** argv) {
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
   av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET);
+  auto logger = spdlog::stderr_color_mt("framepipe");
+  logger->set_pattern("framepipe: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(verbose ? spdlog::level::info : spdlog::level::warn);
 
   try {
     if (*run_cmd) return fp::cli::run_command(run);

@@ -1,0 +1,79 @@
+#include "pipeline/config_overrides.hpp"
+
+#include "pipeline/config_suggest.hpp"
+#include "pipeline/config_yaml.hpp"
+
+namespace fp {
+
+namespace {
+
+Origin option(std::string key) { return Origin{.file = kCommandLine, .key = std::move(key)}; }
+
+RawStage* first_of_type(RawPipeline& raw, const std::string& type) {
+  for (auto& stage : raw.stages)
+    if (stage.type == type) return &stage;
+  return nullptr;
+}
+
+// Sets parameter `param` of the first stage of `type`, e.g. -o sets the first encode's
+// output. Without `stages` the file's own error explains it; no second complaint.
+void override_first(RawPipeline& raw, const std::string& type, const std::string& param, const std::string& value,
+                    const std::string& flag, std::vector<ConfigIssue>& issues) {
+  if (RawStage* stage = first_of_type(raw, type)) {
+    stage->params[param] = RawValue{YAML::Node(value), option(flag)};
+  } else if (raw.stages_usable) {
+    issues.push_back(option(flag).issue("the pipeline has no " + type + " stage"));
+  }
+}
+
+void apply_set(RawPipeline& raw, const std::string& text, std::vector<ConfigIssue>& issues) {
+  const auto equals = text.find('=');
+  const std::string target = text.substr(0, equals);
+  const auto dot = target.find('.');
+  if (equals == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == target.size()) {
+    issues.push_back(option("--set").issue("must be ID.PARAM=VALUE (got '" + text + "')"));
+    return;
+  }
+  const std::string id = target.substr(0, dot);
+  const std::string param = target.substr(dot + 1);
+  const Origin at = option("--set " + target);
+
+  YAML::Node value;
+  try {
+    const std::string written = text.substr(equals + 1);
+    value = written_null_as_text(YAML::Load(written), written);
+  } catch (const YAML::Exception& e) {
+    issues.push_back(at.issue("cannot read the value as YAML: " + e.msg));
+    return;
+  }
+
+  RawStage* stage = nullptr;
+  std::vector<std::string> ids;
+  for (auto& s : raw.stages) {
+    if (s.id == id && !stage) stage = &s;
+    if (!s.id.empty()) ids.push_back(s.id);
+  }
+  if (!stage) {
+    issues.push_back(at.issue("unknown stage id '" + id + "'" + suggestion_suffix(id, ids)));
+    return;
+  }
+  if (!stage->spec) return;  // its unknown type is reported; its parameters are unknowable
+  if (!stage->spec->find_param(param)) {
+    std::vector<std::string> names;
+    for (const auto& p : stage->spec->params) names.push_back(p.name);
+    issues.push_back(at.issue("unknown parameter of " + stage->type + suggestion_suffix(param, names)));
+    return;
+  }
+  stage->params[param] = RawValue{value, at};
+}
+
+}  // namespace
+
+void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::vector<ConfigIssue>& issues) {
+  if (overrides.input) override_first(raw, "decode", "uri", *overrides.input, "-i", issues);
+  if (overrides.output) override_first(raw, "encode", "output", *overrides.output, "-o", issues);
+  if (overrides.device) raw.device = RawValue{YAML::Node(*overrides.device), option("--device")};
+  for (const auto& set : overrides.sets) apply_set(raw, set, issues);
+}
+
+}  // namespace fp
