@@ -1,0 +1,15 @@
+// Picks the source implementation for a URI: testsrc:// is ours, everything else FFmpeg's.
+#include "media/frame_source.hpp"
+#include "media/media_error.hpp"
+#include "media/sources.hpp"
+#include "media/testsrc_uri.hpp"
+
+namespace fp {
+
+std::unique_ptr<FrameSource> open_source(const std::string& uri) {
+  if (uri.empty()) throw MediaError("input URI is empty");
+  if (is_testsrc_uri(uri)) return open_test_source(uri);
+  return open_ffmpeg_source(uri);
+}
+
+}  // namespace fp

@@ -1,0 +1,55 @@
+// testsrc://: frames drawn by TestPattern, with pts = frame index in a time base of 1/fps.
+#include <chrono>
+
+#include "core/frame_pool.hpp"
+#include "media/sources.hpp"
+#include "media/test_pattern.hpp"
+#include "media/testsrc_uri.hpp"
+
+namespace fp {
+
+namespace {
+
+class TestSource final : public FrameSource {
+ public:
+  explicit TestSource(const TestSourceParams& params)
+      : params_(params), pattern_(params.width, params.height, params.noise), pool_(params.width, params.height) {
+    info_.width = params.width;
+    info_.height = params.height;
+    info_.frame_rate = params.fps;
+    info_.time_base = {params.fps.den, params.fps.num};
+    info_.frame_count = params.frames > 0 ? params.frames : -1;
+    info_.live = false;  // endless, but frames are made on demand: nothing is ever dropped
+  }
+
+  const VideoInfo& info() const override { return info_; }
+
+  std::optional<Frame> read() override {
+    if (params_.frames > 0 && next_ >= params_.frames) return std::nullopt;
+    Frame frame = pool_.acquire();
+    pattern_.render(next_, frame.planes[0].view(), frame.planes[1].view(), frame.planes[2].view());
+    frame.pts = next_;
+    frame.time_base = info_.time_base;
+    frame.sequence = next_;
+    frame.arrival = std::chrono::steady_clock::now();
+    ++next_;
+    return frame;
+  }
+
+  std::string decoder_name() const override { return "testsrc"; }
+
+ private:
+  TestSourceParams params_;
+  TestPattern pattern_;
+  FramePool pool_;
+  VideoInfo info_;
+  std::int64_t next_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameSource> open_test_source(const std::string& uri) {
+  return std::make_unique<TestSource>(parse_testsrc_uri(uri));
+}
+
+}  // namespace fp

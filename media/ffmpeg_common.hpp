@@ -1,0 +1,30 @@
+// Small helpers shared by the FFmpeg-based sources, sinks and probe (private to media/).
+#pragma once
+
+#include <string>
+
+#include "core/frame.hpp"
+#include "media/ffmpeg_raii.hpp"
+
+namespace fp::ff {
+
+// Registers devices and network protocols and quiets FFmpeg's console logging, once per
+// process. Our errors travel as MediaError; FFmpeg's own log lines would only repeat them.
+void global_init();
+
+// "<name>: <what>" as a MediaError.
+[[noreturn]] void fail(const std::string& name, const std::string& what);
+// "<name>: <what>: <FFmpeg's text for errnum>" as a MediaError.
+[[noreturn]] void fail(const std::string& name, const std::string& what, int errnum);
+
+inline Rational to_rational(AVRational r) { return {r.num, r.den}; }
+inline AVRational to_av(Rational r) { return {r.num, r.den}; }
+inline bool positive(Rational r) { return r.num > 0 && r.den > 0; }
+
+// "30", "29.97", "23.976": frames per second for people.
+std::string format_fps(Rational fps);
+
+// The name framepipe reports for a software decoder, e.g. "h264 (software)".
+std::string software_decoder_name(const AVCodec* codec);
+
+}  // namespace fp::ff

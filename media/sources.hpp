@@ -1,0 +1,14 @@
+// The source implementations behind open_source (private to media/).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "media/frame_source.hpp"
+
+namespace fp {
+
+std::unique_ptr<FrameSource> open_test_source(const std::string& uri);    // testsrc://
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri);  // files, rtsp, v4l2, http
+
+}  // namespace fp

@@ -1,0 +1,143 @@
+// Every failure is a MediaError of one line that names the file or URI and the reason.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "media/media_error.hpp"
+#include "media/probe.hpp"
+#include "media_test_util.hpp"
+
+extern "C" {
+#include <libavutil/error.h>
+}
+
+namespace fp {
+namespace {
+
+using test::ScratchDir;
+
+// Runs fn, expecting a MediaError whose one-line message holds every piece of `parts`.
+template <class Fn>
+void expect_media_error(Fn&& fn, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error; expected one mentioning '" << parts.front() << "'";
+  } catch (const MediaError& e) {
+    const std::string message = e.what();
+    for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+void put_u32(std::ofstream& out, std::uint32_t v) {
+  const char bytes[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
+  out.write(bytes, 4);
+}
+void put_u16(std::ofstream& out, std::uint16_t v) {
+  const char bytes[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
+  out.write(bytes, 2);
+}
+
+// A valid WAV file (a tenth of a second of silence): media, but without video.
+void write_silent_wav(const std::string& path) {
+  const std::uint32_t rate = 8000, samples = 800;
+  std::ofstream out(path, std::ios::binary);
+  out.write("RIFF", 4);
+  put_u32(out, 36 + samples * 2);
+  out.write("WAVEfmt ", 8);
+  put_u32(out, 16);
+  put_u16(out, 1);  // PCM
+  put_u16(out, 1);  // mono
+  put_u32(out, rate);
+  put_u32(out, rate * 2);
+  put_u16(out, 2);
+  put_u16(out, 16);
+  out.write("data", 4);
+  put_u32(out, samples * 2);
+  const std::string silence(samples * 2, '\0');
+  out.write(silence.data(), static_cast<std::streamsize>(silence.size()));
+}
+
+TEST(MediaErrors, AvErrorText) {
+  EXPECT_EQ(av_error_text(AVERROR(ENOENT)), std::strerror(ENOENT));
+  EXPECT_EQ(av_error_text(AVERROR_INVALIDDATA), "Invalid data found when processing input");
+  EXPECT_FALSE(av_error_text(-123456789).empty());
+}
+
+TEST(MediaErrors, MissingInputFile) {
+  ScratchDir dir;
+  const std::string path = dir.file("missing.mp4");
+  expect_media_error([&] { open_source(path); }, {path, "cannot open", "No such file or directory"});
+  expect_media_error([&] { probe(path); }, {path, "No such file or directory"});
+}
+
+TEST(MediaErrors, TextFileIsNotAVideo) {
+  ScratchDir dir;
+  const std::string path = dir.file("notes.txt");
+  test::write_text_file(path, "These are my notes.\nNothing to see here.\n");
+  expect_media_error([&] { open_source(path); }, {path, "not a video"});
+}
+
+TEST(MediaErrors, AudioOnlyFileHasNoVideoStream) {
+  ScratchDir dir;
+  const std::string path = dir.file("sound.wav");
+  write_silent_wav(path);
+  expect_media_error([&] { open_source(path); }, {path, "no video stream"});
+}
+
+TEST(MediaErrors, UnwritableOutput) {
+  auto source = open_source("testsrc://64x48?frames=1");
+  for (const std::string path : {"/nonexistent/dir/out.mp4", "/nonexistent/dir/out.y4m"}) {
+    SinkOptions options;
+    options.path = path;
+    expect_media_error([&] { open_sink(options, source->info()); }, {path, "cannot create", "No such file or directory"});
+  }
+}
+
+TEST(MediaErrors, UnsupportedExtension) {
+  ScratchDir dir;
+  const std::string path = dir.file("out.xyz");
+  EXPECT_EQ(check_sink_path(path, "h264"), "unsupported output extension '.xyz' (use .mp4, .mkv, .ts, .y4m or null)");
+  auto source = open_source("testsrc://64x48?frames=1");
+  SinkOptions options;
+  options.path = path;
+  expect_media_error([&] { open_sink(options, source->info()); }, {path, "'.xyz'"});
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(MediaErrors, CheckSinkPathNeedsNoFileSystem) {
+  EXPECT_EQ(check_sink_path("null", "h264"), "");
+  EXPECT_EQ(check_sink_path("", "h264"), "");
+  EXPECT_EQ(check_sink_path("/nonexistent/dir/out.mp4", "h264"), "");  // the folder is open_sink's business
+  EXPECT_EQ(check_sink_path("OUT.MKV", "h264"), "");
+  EXPECT_EQ(check_sink_path("a.ts", "h264"), "");
+  EXPECT_EQ(check_sink_path("a.y4m", "rawvideo"), "");
+  EXPECT_EQ(check_sink_path("a.y4m", "h264"), "");  // .y4m is raw whatever the codec says
+  EXPECT_NE(check_sink_path("a.mp4", "rawvideo").find("rawvideo"), std::string::npos);
+  EXPECT_NE(check_sink_path("a.mkv", "vp9").find("unsupported codec 'vp9'"), std::string::npos);
+  EXPECT_NE(check_sink_path("noextension", "h264"), "");
+}
+
+TEST(MediaErrors, BadEncoderSettingsNameThePath) {
+  ScratchDir dir;
+  auto source = open_source("testsrc://64x48?frames=1");
+  SinkOptions options;
+  options.path = dir.file("bad.mp4");
+  options.crf = 60;
+  expect_media_error([&] { open_sink(options, source->info()); }, {options.path, "crf"});
+  options.crf = 18;
+  options.preset = "warp-speed";
+  expect_media_error([&] { open_sink(options, source->info()); }, {options.path, "warp-speed"});
+}
+
+TEST(MediaErrors, BadTestsrcUri) {
+  for (const std::string uri : {"testsrc://0x10", "testsrc://64x48?colour=red", "testsrc://64x48@fast"}) {
+    expect_media_error([&] { open_source(uri); }, {uri});
+    expect_media_error([&] { probe(uri); }, {uri});
+  }
+}
+
+}  // namespace
+}  // namespace fp
