@@ -35,9 +35,10 @@ TEST(Docs, StageReferenceCoversEveryStageAndParameter) {
 
 TEST(Docs, ReadmeListsEveryExamplePipeline) {
   const std::string readme = read_text(fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md");
-  for (const auto& entry : fs::directory_iterator(fs::path(FRAMEPIPE_SOURCE_DIR) / "config"))
-    if (entry.path().extension() == ".yaml")
-      EXPECT_NE(readme.find("config/" + entry.path().filename().string()), std::string::npos) << entry.path();
+  for (const auto& entry : fs::directory_iterator(fs::path(FRAMEPIPE_SOURCE_DIR) / "config")) {
+    if (entry.path().extension() != ".yaml") continue;
+    EXPECT_NE(readme.find("config/" + entry.path().filename().string()), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ TEST_P(ExampleTest, RunsAndItsOutputsHaveEveryFrame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, ExampleTest, ::testing::ValuesIn(example_files()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return fs::path(info.param).stem().string();
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return fs::path(param_info.param).stem().string();
                          });
 
 TEST(Examples, DefaultPipelineUsesEverySeedStage) {
