@@ -1,0 +1,440 @@
+#include "cpu/nlmeans.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cpu/parallel.hpp"
+
+namespace fp::cpu {
+namespace {
+
+// How the fast version works. A tile of output pixels keeps, for every search offset d and
+// every column x of the tile (widened by the patch radius), the column sum
+// c[x][d] = sum over the 2K+1 patch rows of (E(x, y+k) - E(x+dx, y+dy+k))^2, moved down one
+// row at a time by adding the entering row and subtracting the leaving one. Along a row the
+// patch SSD of every offset is a running sum of 2K+1 of those columns. So each pixel costs
+// O(1) per offset, whatever the patch. The offsets are the innermost loop: they are
+// independent, so they fill the SIMD lanes, and the running sums along x carry no
+// dependency from lane to lane. Each row of offsets (one dy, all dx) is padded to whole
+// vectors; the padding lanes get a negligible weight.
+//
+// SSDs are integers; they are summed in 32-bit integers, exactly, for any tile height,
+// which bounds the patch (kMaxPatch). Squares are taken in float, which is exact for
+// differences of 8-bit values.
+
+// The vector helpers are always inlined into the kernels, so no vector crosses a call and the
+// note GCC gives on them (AVX vectors change the ABI of non-AVX functions) does not apply.
+#if defined(__GNUC__)  // GCC and Clang
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+// Largest patch whose SSD plus one column of squares stays below 2^31.
+constexpr int kMaxPatch = 181;
+// Beyond this the per-tile offset tables outgrow any cache and memory grows as search^2.
+constexpr int kMaxSearch = 255;
+// Budget for a tile's column sums, so that they stay in the L2 cache.
+constexpr std::size_t kColumnBudgetBytes = 256 * 1024;
+
+// GCC vector types of L lanes (spelled out per L: GCC ignores a vector_size that depends on a
+// template parameter). The code below is written once for any L and compiled for each
+// instruction set that dispatch can pick.
+template <int L>
+struct VectorTypes;
+template <>
+struct VectorTypes<4> {
+  typedef float F __attribute__((vector_size(16)));
+  typedef std::int32_t I __attribute__((vector_size(16)));
+};
+template <>
+struct VectorTypes<8> {
+  typedef float F __attribute__((vector_size(32)));
+  typedef std::int32_t I __attribute__((vector_size(32)));
+};
+template <>
+struct VectorTypes<16> {
+  typedef float F __attribute__((vector_size(64)));
+  typedef std::int32_t I __attribute__((vector_size(64)));
+};
+
+template <int L>
+struct Lanes {
+  using F = typename VectorTypes<L>::F;
+  using I = typename VectorTypes<L>::I;
+
+  __attribute__((always_inline)) static F load(const float* p) {
+    F v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  __attribute__((always_inline)) static I load(const std::int32_t* p) {
+    I v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  __attribute__((always_inline)) static void store(std::int32_t* p, const I& v) { std::memcpy(p, &v, sizeof v); }
+  __attribute__((always_inline)) static F splat(float x) {
+    F v;
+    for (int i = 0; i < L; ++i) v[i] = x;
+    return v;
+  }
+
+  // 2^u, relative error about 2e-7, with u held at -126 and above (a weight of 2^-126 is far
+  // too small to matter next to the centre weight 1). The split u = n + f, |f| <= 1/2, takes
+  // 2^f from a polynomial (Cephes exp2f) and 2^n from the exponent bits: adding
+  // 1.5 * 2^23 + 127 rounds u to an integer and leaves n + 127 in the low mantissa bits, which
+  // a shift by 23 moves into the exponent field.
+  __attribute__((always_inline)) static F exp2_clamped(const F& exponent) {
+    const F lowest = splat(-126.0f);
+    // A bitwise select: GCC turns ?: on vectors into scalar code for SSE2.
+    const I below = exponent < lowest;
+    const F u = (F)(((I)lowest & below) | ((I)exponent & ~below));
+    const F shifted = u + 12583039.0f;  // 1.5 * 2^23 + 127
+    const F f = u - (shifted - 12583039.0f);
+    F p = splat(1.535336188319500e-4f);
+    p = p * f + 1.339887440266574e-3f;
+    p = p * f + 9.618437357674640e-3f;
+    p = p * f + 5.550332471162809e-2f;
+    p = p * f + 2.402264791363012e-1f;
+    p = p * f + 6.931472028550421e-1f;
+    p = p * f + 1.0f;
+    return p * (F)((I)shifted << 23);
+  }
+};
+
+struct TileArgs {
+  const float* pad;          // the tile's source, extended by reflection
+  std::ptrdiff_t pad_pitch;  // floats per pad row
+  int width;                 // output columns of the tile
+  int height;                // output rows of the tile
+  int k;                     // patch radius
+  int s;                     // search radius
+  int lanes_per_dy;          // offsets stored per dy: 2s+1 rounded up to whole vectors
+  float exponent_scale;      // -log2(e) / (|P| h^2): weight = 2^(ssd * exponent_scale)
+  const float* lane_bias;    // lanes_per_dy entries added to the exponent: 0, or -1000 for padding
+  std::int32_t* columns;     // (width + 2k) * offsets column sums
+  std::int32_t* running;     // offsets running SSDs
+  std::uint8_t* out;         // the tile's first output pixel
+  std::ptrdiff_t out_pitch;  // bytes
+};
+
+// What one step along a row does to the column sums and running SSDs before weighting.
+enum class Step {
+  kFirst,  // x = 0: the running SSDs are already set up
+  kRun,    // tile row 0: the column sums are already right for the row
+  kSlide,  // the column sums move down a row first
+};
+
+template <int L>
+__attribute__((always_inline)) inline void tile_kernel(const TileArgs& args) {
+  using V = Lanes<L>;
+  using F = typename V::F;
+  using I = typename V::I;
+  // Locals rather than args' fields: the stores into the sums could otherwise alias args and
+  // force reloading them in the innermost loop.
+  const float* const pad = args.pad;
+  const std::ptrdiff_t pp = args.pad_pitch;
+  const int width = args.width;
+  const int k = args.k;
+  const int s = args.s;
+  const int lanes_per_dy = args.lanes_per_dy;
+  const int vectors_per_dy = lanes_per_dy / L;
+  const int offsets = (2 * s + 1) * lanes_per_dy;
+  const F scale = V::splat(args.exponent_scale);
+  const float* const lane_bias = args.lane_bias;
+  std::int32_t* const columns = args.columns;
+  std::int32_t* const running = args.running;
+
+  // Pad coordinates: column j of the column sums (image column x0 - k + j) is pad column
+  // j + s, and tile row r is pad row r + k + s. The partner at offset (dx, dy) is pad
+  // column + dx and pad row + dy, and dxi = dx + s, dyi = dy + s index the offsets.
+  auto pad_row = [&](int row) { return pad + row * pp; };
+  auto column_sums = [&](int j) { return columns + static_cast<std::ptrdiff_t>(j) * offsets; };
+
+  // Column sums of tile row 0, each over its 2k+1 patch rows.
+  for (int j = 0; j < width + 2 * k; ++j)
+    for (int dyi = 0; dyi <= 2 * s; ++dyi)
+      for (int v = 0; v < vectors_per_dy; ++v) {
+        F sum{};
+        for (int ky = 0; ky <= 2 * k; ++ky) {
+          const F d = V::splat(pad_row(ky + s)[j + s]) - V::load(pad_row(ky + dyi) + j + v * L);
+          sum += d * d;
+        }
+        V::store(column_sums(j) + dyi * lanes_per_dy + v * L, __builtin_convertvector(sum, I));
+      }
+
+  for (int r = 0; r < args.height; ++r) {
+    // The patch rows entering at the bottom and leaving at the top (the latter for r > 0).
+    const float* enter = pad_row(r + 2 * k);
+    const float* leave = pad_row(std::max(r - 1, 0));
+
+    // Moves the column sums of column j (for all offsets) from row r-1 to row r.
+    auto slide = [&](int j, int dyi, int v, I& column, const F& a_in, const F& a_out) {
+      const F d_in = a_in - V::load(enter + dyi * pp + j + v * L);
+      const F d_out = a_out - V::load(leave + dyi * pp + j + v * L);
+      column += __builtin_convertvector(d_in * d_in - d_out * d_out, I);
+    };
+
+    // The first 2k+1 columns give the running SSDs of output column 0.
+    for (int dyi = 0; dyi <= 2 * s; ++dyi)
+      for (int v = 0; v < vectors_per_dy; ++v) {
+        const int o = dyi * lanes_per_dy + v * L;
+        I sum{};
+        for (int j = 0; j <= 2 * k; ++j) {
+          I column = V::load(column_sums(j) + o);
+          if (r > 0) {
+            slide(j, dyi, v, column, V::splat(enter[s * pp + j + s]), V::splat(leave[s * pp + j + s]));
+            V::store(column_sums(j) + o, column);
+          }
+          sum += column;
+        }
+        V::store(running + o, sum);
+      }
+
+    std::uint8_t* out_row = args.out + r * args.out_pitch;
+    auto step = [&]<Step kStep>(int x) {
+      const int j_in = x + 2 * k;  // the column entering the running sums
+      std::int32_t* const c_in = column_sums(j_in);
+      const std::int32_t* const c_out = column_sums(kStep == Step::kFirst ? 0 : x - 1);
+      const F a_in = V::splat(enter[s * pp + j_in + s]);
+      const F a_out = V::splat(leave[s * pp + j_in + s]);
+      F num{};
+      F den{};
+      for (int dyi = 0; dyi <= 2 * s; ++dyi) {
+        const float* partner = pad_row(r + k + dyi) + x + k;
+        for (int v = 0; v < vectors_per_dy; ++v) {
+          const int o = dyi * lanes_per_dy + v * L;
+          I ssd = V::load(running + o);
+          if constexpr (kStep != Step::kFirst) {
+            I column = V::load(c_in + o);
+            if constexpr (kStep == Step::kSlide) {
+              slide(j_in, dyi, v, column, a_in, a_out);
+              V::store(c_in + o, column);
+            }
+            ssd += column - V::load(c_out + o);
+            V::store(running + o, ssd);
+          }
+          const F weight =
+              V::exp2_clamped(__builtin_convertvector(ssd, F) * scale + V::load(lane_bias + v * L));
+          num += weight * V::load(partner + v * L);
+          den += weight;
+        }
+      }
+      float num_sum = 0.0f;
+      float den_sum = 0.0f;
+      for (int lane = 0; lane < L; ++lane) {
+        num_sum += num[lane];
+        den_sum += den[lane];
+      }
+      const double value = std::floor(static_cast<double>(num_sum) / static_cast<double>(den_sum) + 0.5);
+      out_row[x] = static_cast<std::uint8_t>(std::clamp(value, 0.0, 255.0));
+    };
+    step.template operator()<Step::kFirst>(0);
+    if (r == 0)
+      for (int x = 1; x < width; ++x) step.template operator()<Step::kRun>(x);
+    else
+      for (int x = 1; x < width; ++x) step.template operator()<Step::kSlide>(x);
+  }
+}
+
+// A tile kernel and the vector width its offset layout must be padded to.
+struct Kernel {
+  void (*run)(const TileArgs&);
+  int lanes;
+};
+
+// Four lanes: the one vector width every x86-64 (SSE2) and ARM64 (NEON) has.
+void tile_baseline(const TileArgs& t) { tile_kernel<4>(t); }
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) void tile_avx2(const TileArgs& t) { tile_kernel<8>(t); }
+__attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const TileArgs& t) { tile_kernel<16>(t); }
+
+// The instruction sets the kernels may use, capped by FRAMEPIPE_CPU_FEATURES (baseline,
+// avx2 or avx512) so that the tests can run every variant on one machine.
+enum class Isa { kBaseline, kAvx2, kAvx512 };
+
+Isa usable_isa() {
+  __builtin_cpu_init();
+  Isa isa = Isa::kBaseline;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    isa = Isa::kAvx2;
+    if (__builtin_cpu_supports("avx512f")) isa = Isa::kAvx512;
+  }
+  if (const char* cap = std::getenv("FRAMEPIPE_CPU_FEATURES")) {
+    const std::string text(cap);
+    if (text == "baseline") isa = Isa::kBaseline;
+    if (text == "avx2" && isa == Isa::kAvx512) isa = Isa::kAvx2;
+  }
+  return isa;
+}
+
+Kernel pick_kernel(int search_radius) {
+  static const Isa isa = usable_isa();
+  // 16 lanes pay only when a row of offsets fills more than 8; otherwise they would be half
+  // padding.
+  if (isa == Isa::kAvx512 && 2 * search_radius + 1 > 8) return {tile_avx512, 16};
+  if (isa != Isa::kBaseline) return {tile_avx2, 8};
+  return {tile_baseline, 4};
+}
+#else
+Kernel pick_kernel(int) { return {tile_baseline, 4}; }
+#endif
+
+struct Scratch {
+  std::vector<float> pad;
+  std::vector<std::int32_t> columns;
+  std::vector<std::int32_t> running;
+};
+
+Scratch& scratch() {
+  thread_local Scratch instance;
+  return instance;
+}
+
+void check(ConstImageU8 src, int dst_width, int dst_height, const NlmeansParams& p) {
+  if (src.width != dst_width || src.height != dst_height)
+    throw std::invalid_argument("nlmeans: source and destination sizes differ");
+  if (!(p.h > 0.0) || !std::isfinite(p.h)) throw std::invalid_argument("nlmeans: h must be > 0");
+  if (p.patch < 1 || p.patch % 2 == 0)
+    throw std::invalid_argument("nlmeans: patch must be odd and >= 1, got " + std::to_string(p.patch));
+  if (p.search < 1 || p.search % 2 == 0)
+    throw std::invalid_argument("nlmeans: search must be odd and >= 1, got " + std::to_string(p.search));
+}
+
+}  // namespace
+
+int reflect101(int i, int n) {
+  if (n <= 1) return 0;
+  const long long period = 2LL * (n - 1);
+  long long m = static_cast<long long>(i) % period;
+  if (m < 0) m += period;
+  return static_cast<int>(m < n ? m : period - m);
+}
+
+void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params) {
+  check(src, dst.width, dst.height, params);
+  if (params.patch > kMaxPatch)
+    throw std::invalid_argument("nlmeans: patch above the supported " + std::to_string(kMaxPatch));
+  if (params.search > kMaxSearch)
+    throw std::invalid_argument("nlmeans: search above the supported " + std::to_string(kMaxSearch));
+  if (src.empty()) return;
+
+  const int k = params.patch / 2;
+  const int s = params.search / 2;
+  const Kernel kernel = pick_kernel(s);
+  const int lanes_per_dy = (2 * s + 1 + kernel.lanes - 1) / kernel.lanes * kernel.lanes;
+  const int offsets = (2 * s + 1) * lanes_per_dy;
+  const double patch_area = static_cast<double>(params.patch) * params.patch;
+  // Weights are computed as powers of 2. A tiny h saturates to the largest float scale, which
+  // still gives weight 1 to a zero SSD and the negligible 2^-126 to any other.
+  const double scale = -1.4426950408889634 / (patch_area * params.h * params.h);
+  const float exponent_scale =
+      static_cast<float>(std::max(scale, -static_cast<double>(std::numeric_limits<float>::max())));
+
+  // The padding lanes' exponents go far below -126, so their weight is the negligible 2^-126.
+  std::vector<float> lane_bias(static_cast<std::size_t>(lanes_per_dy), -1000.0f);
+  std::fill_n(lane_bias.begin(), 2 * s + 1, 0.0f);
+
+  // Tiles as wide as the column-sum budget allows, then cut in height until every worker
+  // has several tiles to balance the load; taller tiles spend less on their first row.
+  const int budget_width = static_cast<int>(kColumnBudgetBytes / (sizeof(std::int32_t) * offsets)) - 2 * k;
+  const int tile_width = std::clamp(budget_width, 16, std::max(16, src.width));
+  const int tiles_x = (src.width + tile_width - 1) / tile_width;
+  const int wanted_tiles = worker_count() * 4;
+  const int tiles_y = std::clamp((wanted_tiles + tiles_x - 1) / tiles_x, 1, std::max(1, src.height / 16));
+
+  parallel_rows(tiles_x * tiles_y, [&](int begin, int end) {
+    Scratch& buffers = scratch();
+    for (int tile = begin; tile < end; ++tile) {
+      const int tx = tile % tiles_x;
+      const int ty = tile / tiles_x;
+      const int x0 = static_cast<int>(static_cast<long long>(src.width) * tx / tiles_x);
+      const int x1 = static_cast<int>(static_cast<long long>(src.width) * (tx + 1) / tiles_x);
+      const int y0 = static_cast<int>(static_cast<long long>(src.height) * ty / tiles_y);
+      const int y1 = static_cast<int>(static_cast<long long>(src.height) * (ty + 1) / tiles_y);
+      const int width = x1 - x0;
+      const int height = y1 - y0;
+
+      // The pad holds E over rows y0-k-s .. y1+k+s-1 and columns x0-k-s .. x1+k-s+lanes_per_dy-1:
+      // the last vector of a row of offsets reads the partners of its padding lanes too.
+      const int pad_width = width + 2 * k + lanes_per_dy;
+      const int pad_height = height + 2 * k + 2 * s;
+      buffers.pad.resize(static_cast<std::size_t>(pad_width) * static_cast<std::size_t>(pad_height));
+      for (int py = 0; py < pad_height; ++py) {
+        const std::uint8_t* in = src.row(reflect101(y0 - k - s + py, src.height));
+        float* out = buffers.pad.data() + static_cast<std::ptrdiff_t>(py) * pad_width;
+        for (int px = 0; px < pad_width; ++px) out[px] = in[reflect101(x0 - k - s + px, src.width)];
+      }
+      buffers.columns.resize(static_cast<std::size_t>(width + 2 * k) * static_cast<std::size_t>(offsets));
+      buffers.running.resize(static_cast<std::size_t>(offsets));
+
+      TileArgs args{};
+      args.pad = buffers.pad.data();
+      args.pad_pitch = pad_width;
+      args.width = width;
+      args.height = height;
+      args.k = k;
+      args.s = s;
+      args.lanes_per_dy = lanes_per_dy;
+      args.exponent_scale = exponent_scale;
+      args.lane_bias = lane_bias.data();
+      args.columns = buffers.columns.data();
+      args.running = buffers.running.data();
+      args.out = dst.row(y0) + x0;
+      args.out_pitch = dst.pitch;
+      kernel.run(args);
+    }
+  });
+}
+
+void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params) {
+  check(src, dst.width, dst.height, params);
+  if (src.empty()) return;
+  const int k = params.patch / 2;
+  const int s = params.search / 2;
+  const double norm = static_cast<double>(params.patch) * params.patch * params.h * params.h;
+  // E over every coordinate any patch of any offset touches, so the loops below need no
+  // reflection (which would dominate the cost).
+  const int margin = k + s;
+  const int ew = src.width + 2 * margin;
+  const int eh = src.height + 2 * margin;
+  std::vector<double> extended(static_cast<std::size_t>(ew) * static_cast<std::size_t>(eh));
+  for (int y = 0; y < eh; ++y)
+    for (int x = 0; x < ew; ++x)
+      extended[static_cast<std::size_t>(y) * ew + x] =
+          src(reflect101(x - margin, src.width), reflect101(y - margin, src.height));
+  auto e = [&](int x, int y) {
+    return extended[static_cast<std::size_t>(y + margin) * ew + static_cast<std::size_t>(x + margin)];
+  };
+  parallel_rows(src.height, [&](int begin, int end) {
+    for (int y = begin; y < end; ++y)
+      for (int x = 0; x < src.width; ++x) {
+        double num = 0.0;
+        double den = 0.0;
+        for (int dy = -s; dy <= s; ++dy)
+          for (int dx = -s; dx <= s; ++dx) {
+            double ssd = 0.0;
+            for (int ky = -k; ky <= k; ++ky)
+              for (int kx = -k; kx <= k; ++kx) {
+                const double d = e(x + kx, y + ky) - e(x + dx + kx, y + dy + ky);
+                ssd += d * d;
+              }
+            // An identical patch has weight 1 even where h * h underflows to 0.
+            const double w = ssd == 0.0 ? 1.0 : std::exp(-ssd / norm);
+            num += w * e(x + dx, y + dy);
+            den += w;
+          }
+        dst(x, y) = static_cast<float>(num / den);
+      }
+  });
+}
+
+}  // namespace fp::cpu
