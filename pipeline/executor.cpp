@@ -90,10 +90,11 @@ class Run {
       Node& n = nodes_[i];
       if (n.role() == StageRole::Source) {
         n.info = n.source().open();
-        n.timing.detail = n.source().decoder_name();
+        n.timing.decoder = n.source().decoder_name();
         spdlog::info("{}: {}x{} at {:.3f} fps, {} frames, decoder {}", n.timing.id, n.info.width, n.info.height,
-                     n.info.frame_rate.value(), n.info.frame_count < 0 ? std::string("unknown") : std::to_string(n.info.frame_count),
-                     n.timing.detail);
+                     n.info.frame_rate.value(),
+                     n.info.frame_count < 0 ? std::string("unknown") : std::to_string(n.info.frame_count),
+                     n.timing.decoder);
       } else if (n.role() == StageRole::Process) {
         n.info = n.process().prepare(input_infos(n));
       }
@@ -102,8 +103,9 @@ class Run {
       if (n.role() != StageRole::Sink) continue;
       n.sink().open(nodes_[n.graph->inputs[0]].info);
       n.opened = true;
-      n.timing.detail = n.sink().encoder_name() + " -> " + n.sink().output_path();
-      spdlog::info("{}: {}", n.timing.id, n.timing.detail);
+      n.timing.encoder = n.sink().encoder_name();
+      n.timing.output = n.sink().output_path();
+      spdlog::info("{}: {} -> {}", n.timing.id, n.timing.encoder, n.timing.output);
     }
   }
 

@@ -31,12 +31,14 @@ std::string stats_to_json(const RunStats& stats) {
   doc["latency_ms"] = {{"p50", percentile(stats.latency_ms, 50)}, {"p99", percentile(stats.latency_ms, 99)}};
   auto& stages = doc["stages"] = nlohmann::ordered_json::array();
   for (const auto& s : stats.stages) {
-    stages.push_back({{"id", s.id},
-                      {"type", s.type},
-                      {"detail", s.detail},
-                      {"frames", s.frames},
-                      {"total_ms", s.total_ms},
-                      {"mean_ms", s.mean_ms()}});
+    nlohmann::ordered_json stage = {{"id", s.id}, {"type", s.type}};
+    if (!s.decoder.empty()) stage["decoder"] = s.decoder;
+    if (!s.encoder.empty()) stage["encoder"] = s.encoder;
+    if (!s.output.empty()) stage["output"] = s.output;
+    stage["frames"] = s.frames;
+    stage["total_ms"] = s.total_ms;
+    stage["mean_ms"] = s.mean_ms();
+    stages.push_back(std::move(stage));
   }
   doc["outputs"] = stats.outputs;
   return doc.dump(2);
@@ -54,8 +56,12 @@ std::string stats_summary(const RunStats& stats) {
   std::string text = fmt::format("{} frames in {:.2f} s ({:.1f} fps) on {}{}\n", stats.frames, stats.wall_seconds,
                                  stats.fps(), stats.device, stats.interrupted ? ", interrupted" : "");
   text += fmt::format("  {:<16} {:<15} {:>7} {:>10}  {}\n", "stage", "type", "frames", "ms/frame", "");
-  for (const auto& s : stats.stages)
-    text += fmt::format("  {:<16} {:<15} {:>7} {:>10.3f}  {}\n", s.id, s.type, s.frames, s.mean_ms(), s.detail);
+  for (const auto& s : stats.stages) {
+    const std::string detail = !s.decoder.empty() ? s.decoder
+                               : !s.encoder.empty() ? s.encoder + " -> " + s.output
+                                                    : std::string();
+    text += fmt::format("  {:<16} {:<15} {:>7} {:>10.3f}  {}\n", s.id, s.type, s.frames, s.mean_ms(), detail);
+  }
   if (!stats.latency_ms.empty())
     text += fmt::format("  latency p50 {:.1f} ms, p99 {:.1f} ms\n", percentile(stats.latency_ms, 50),
                         percentile(stats.latency_ms, 99));

@@ -10,7 +10,9 @@ namespace fp {
 struct StageTiming {
   std::string id;
   std::string type;
-  std::string detail;  // decoder or encoder in use, or output path
+  std::string decoder;  // sources: the decoder in use
+  std::string encoder;  // sinks: the encoder in use
+  std::string output;   // sinks: the file written
   std::int64_t frames = 0;
   double total_ms = 0;  // busy time of the stage
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }

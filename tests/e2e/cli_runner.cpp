@@ -33,8 +33,15 @@ std::string framepipe_binary() {
 }
 
 CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
-  std::string command = "cd " + shell_quote(cwd.string()) + " && " + shell_quote(framepipe_binary());
-  for (const auto& a : args) command += " " + shell_quote(a);
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
+  std::string command = "cd ";
+  command += shell_quote(cwd.string());
+  command += " && ";
+  command += shell_quote(framepipe_binary());
+  for (const auto& a : args) {
+    command += ' ';
+    command += shell_quote(a);
+  }
   command += " 2>&1";
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");

@@ -99,8 +99,9 @@ TEST(Cli, RunWritesOutputsAndStats) {
   EXPECT_GT(stats["fps"].get<double>(), 0.0);
   EXPECT_GT(stats["wall_seconds"].get<double>(), 0.0);
   ASSERT_EQ(stats["stages"].size(), 4u);
-  EXPECT_EQ(stats["stages"][0]["detail"], "testsrc");
-  EXPECT_NE(stats["stages"][3]["detail"].get<std::string>().find("libx264"), std::string::npos);
+  EXPECT_EQ(stats["stages"][0]["decoder"], "testsrc");
+  EXPECT_EQ(stats["stages"][3]["encoder"], "libx264");
+  EXPECT_EQ(stats["stages"][3]["output"], "out.mp4");
   EXPECT_EQ(stats["stages"][2]["frames"], 6);
 }
 

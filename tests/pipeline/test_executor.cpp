@@ -1,0 +1,132 @@
+// The executor: pairing of sources, frame limits, stop requests, and what is left on disk
+// when something fails.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "media/frame_source.hpp"
+#include "pipeline/config_loader.hpp"
+#include "pipeline/executor.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(FRAMEPIPE_BINARY_DIR) / "test-output" /
+           ("executor-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Paths in the YAML are relative to the test's folder.
+  RunStats run(std::string yaml, RunOptions options = {}) {
+    for (std::size_t at = 0; (at = yaml.find("DIR/", at)) != std::string::npos;) yaml.replace(at, 4, dir_.string() + "/");
+    definition_ = parse_pipeline(yaml, "test.yaml");
+    return run_pipeline(definition_, Device{}, options);
+  }
+
+  static long long frames_in(const fs::path& video) {
+    auto source = open_source(video.string());
+    long long frames = 0;
+    while (source->read()) ++frames;
+    return frames;
+  }
+
+  fs::path dir_;
+  PipelineDefinition definition_;
+};
+
+TEST_F(ExecutorTest, RunsEveryStageOnEveryFrame) {
+  const auto stats = run(R"(input: testsrc://48x32@10?noise=5&frames=5
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: skel, type: thinning}
+  - {id: out, type: encode, output: DIR/out.y4m}
+)");
+  EXPECT_EQ(stats.frames, 5);
+  ASSERT_EQ(stats.stages.size(), 4u);
+  for (const auto& stage : stats.stages) EXPECT_EQ(stage.frames, 5) << stage.id;
+  EXPECT_EQ(stats.stages[0].decoder, "testsrc");
+  EXPECT_EQ(stats.stages[3].encoder, "rawvideo (y4m)");
+  EXPECT_EQ(stats.latency_ms.size(), 5u);
+  EXPECT_EQ(frames_in(dir_ / "out.y4m"), 5);
+  EXPECT_FALSE(stats.interrupted);
+}
+
+TEST_F(ExecutorTest, SeveralSourcesEndWithTheShortest) {
+  const auto stats = run(R"(stages:
+  - {id: a, type: decode, uri: "testsrc://40x30@10?frames=7"}
+  - {id: b, type: decode, uri: "testsrc://40x30@10?frames=4&noise=30"}
+  - {id: fused, type: pyramid_fusion, inputs: [a, b], levels: 3}
+  - {id: out, type: encode, output: DIR/fused.y4m}
+  - {id: copy, type: encode, input: a, output: DIR/a.y4m}
+)");
+  EXPECT_EQ(stats.frames, 4);
+  EXPECT_EQ(frames_in(dir_ / "fused.y4m"), 4);
+  EXPECT_EQ(frames_in(dir_ / "a.y4m"), 4);
+}
+
+TEST_F(ExecutorTest, MaxFramesLimitsEachSource) {
+  RunOptions options;
+  options.max_frames = 3;
+  const auto stats = run("input: testsrc://32x32@10?frames=0\nstages:\n  - {type: encode, output: DIR/out.y4m}\n", options);
+  EXPECT_EQ(stats.frames, 3);
+  EXPECT_EQ(frames_in(dir_ / "out.y4m"), 3);
+}
+
+TEST_F(ExecutorTest, StopRequestEndsAnEndlessRunAndFinalizesOutputs) {
+  std::atomic<bool> stop{true};
+  RunOptions options;
+  options.stop = &stop;
+  const auto stats = run("input: testsrc://32x32@10?frames=0\nstages:\n  - {type: encode, output: DIR/out.y4m}\n", options);
+  EXPECT_TRUE(stats.interrupted);
+  EXPECT_EQ(stats.frames, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "out.y4m"));
+}
+
+TEST_F(ExecutorTest, InputsOfDifferentSizesFailBeforeAnyOutputIsCreated) {
+  try {
+    run(R"(stages:
+  - {id: a, type: decode, uri: "testsrc://40x30@10?frames=3"}
+  - {id: b, type: decode, uri: "testsrc://42x30@10?frames=3"}
+  - {id: fused, type: pyramid_fusion, inputs: [a, b]}
+  - {id: out, type: encode, output: DIR/fused.y4m}
+)");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fused"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("40x30"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "fused.y4m"));
+}
+
+// A side output that fails mid-run (a full disk) stops the run with its error, and the
+// video written so far is finalized: every frame that was processed is in it.
+TEST_F(ExecutorTest, FailureMidRunKeepsWhatWasWritten) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  fs::create_symlink("/dev/full", dir_ / "hist.jsonl");
+  try {
+    run(R"(input: testsrc://64x48@10?frames=200
+stages:
+  - {id: hist, type: luma_histogram, output: DIR/hist.jsonl}
+  - {id: out, type: encode, output: DIR/out.y4m}
+)");
+    FAIL() << "expected a write error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("hist.jsonl"), std::string::npos) << e.what();
+  }
+  const auto written = frames_in(dir_ / "out.y4m");
+  EXPECT_GT(written, 0);
+  EXPECT_LT(written, 200);
+}
+
+}  // namespace
+}  // namespace fp::test
