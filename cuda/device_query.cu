@@ -21,6 +21,11 @@ int device_count() {
 }
 
 DeviceDescription describe_device(int ordinal) {
+  // Checked first so that asking about a missing device makes no failing CUDA call.
+  const int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw std::runtime_error("cuda:" + std::to_string(ordinal) + ": no such device (" + std::to_string(count) +
+                             " found)");
   cudaDeviceProp prop{};
   const cudaError_t err = cudaGetDeviceProperties(&prop, ordinal);
   if (err != cudaSuccess) {
