@@ -29,13 +29,14 @@ void ProgressLine::update(std::int64_t frames) {
   std::string line = total_ > 0 ? fmt::format("frame {}/{}", frames, total_) : fmt::format("frame {}", frames);
   line += fmt::format("  {:.1f} fps  elapsed {}", fps, clock_text(elapsed));
   if (total_ > 0 && fps > 0 && frames <= total_) line += "  ETA " + clock_text(static_cast<double>(total_ - frames) / fps);
-  fmt::print(out_, "\r{:<72}", line);
+  // stdio, not fmt::print: a progress line must never throw (e.g. when stderr is closed).
+  std::fputs(fmt::format("\r{:<72}", line).c_str(), out_);
   std::fflush(out_);
 }
 
 void ProgressLine::finish() {
   if (!enabled_ || !drawn_) return;
-  fmt::print(out_, "\r{:<72}\r", "");
+  std::fputs(fmt::format("\r{:<72}\r", "").c_str(), out_);
   std::fflush(out_);
   drawn_ = false;
 }
