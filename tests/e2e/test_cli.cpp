@@ -129,34 +129,38 @@ TEST(Cli, FramesLimitsTheRun) {
   EXPECT_EQ(count_frames(dir / "out.mp4"), 2);
 }
 
-TEST(Cli, MissingInputIsOneLineRuntimeErrorAndCreatesNoOutput) {
-  TempDir dir("cli-missing");
-  write_file(dir / "p.yaml", kSmallPipeline);
-  auto result = run_framepipe({"run", "p.yaml", "-i", "no_such_video.mp4"}, dir.path());
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("no_such_video.mp4"), std::string::npos) << result.output;
-  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-  EXPECT_FALSE(fs::exists(dir / "out.mp4"));
-}
+// Bad input at run time: exit code 1 and one line that names the path; no stack trace.
+struct RuntimeErrorCase {
+  std::string name;
+  std::vector<std::string> override_args;
+  std::string path_in_message;
+  bool creates_output;  // false: the failure comes before any output is opened
+};
 
-TEST(Cli, NotAVideoIsARuntimeError) {
-  TempDir dir("cli-notvideo");
+class CliRuntimeError : public ::testing::TestWithParam<RuntimeErrorCase> {};
+
+TEST_P(CliRuntimeError, IsOneLineNamingThePath) {
+  const auto& c = GetParam();
+  TempDir dir("cli-" + c.name);
   write_file(dir / "p.yaml", kSmallPipeline);
   write_file(dir / "notes.mp4", "these are not frames\n");
-  auto result = run_framepipe({"run", "p.yaml", "-i", "notes.mp4"}, dir.path());
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("notes.mp4"), std::string::npos) << result.output;
+  std::vector<std::string> args = {"run", "p.yaml"};
+  args.insert(args.end(), c.override_args.begin(), c.override_args.end());
+  auto result = run_framepipe(args, dir.path());
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find(c.path_in_message), std::string::npos) << result.output;
   EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+  if (!c.creates_output) {
+    EXPECT_FALSE(fs::exists(dir / "out.mp4"));
+  }
 }
 
-TEST(Cli, UnwritableOutputIsARuntimeErrorNamingThePath) {
-  TempDir dir("cli-unwritable");
-  write_file(dir / "p.yaml", kSmallPipeline);
-  auto result = run_framepipe({"run", "p.yaml", "-o", "no/such/dir/out.mp4"}, dir.path());
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("no/such/dir/out.mp4"), std::string::npos) << result.output;
-  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-}
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, CliRuntimeError,
+    ::testing::Values(RuntimeErrorCase{"missing_input", {"-i", "no_such_video.mp4"}, "no_such_video.mp4", false},
+                      RuntimeErrorCase{"not_a_video", {"-i", "notes.mp4"}, "notes.mp4", false},
+                      RuntimeErrorCase{"unwritable_output", {"-o", "no/such/dir/out.mp4"}, "no/such/dir/out.mp4", true}),
+    [](const ::testing::TestParamInfo<RuntimeErrorCase>& param_info) { return param_info.param.name; });
 
 TEST(Cli, UnknownDeviceIsAUsageError) {
   TempDir dir("cli-device");
