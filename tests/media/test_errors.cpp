@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "media/ffmpeg_raii.hpp"
 #include "media/media_error.hpp"
 #include "media/probe.hpp"
 #include "media_test_util.hpp"
@@ -61,6 +62,34 @@ void write_silent_wav(const std::string& path) {
   out.write(silence.data(), static_cast<std::streamsize>(silence.size()));
 }
 
+// A Matroska file whose video stream is AVS2, for which FFmpeg has no decoder here: a
+// real container holding a codec framepipe cannot decode. False when the muxer refuses.
+bool write_undecodable_mkv(const std::string& path) {
+  AVFormatContext* raw = nullptr;
+  if (avformat_alloc_output_context2(&raw, nullptr, "matroska", path.c_str()) < 0) return false;
+  ff::OutputFormatPtr format(raw);
+  AVStream* stream = avformat_new_stream(format.get(), nullptr);
+  if (stream == nullptr) return false;
+  stream->codecpar->codec_type = AVMEDIA_TYPE_VIDEO;
+  stream->codecpar->codec_id = AV_CODEC_ID_AVS2;
+  stream->codecpar->width = 64;
+  stream->codecpar->height = 48;
+  stream->time_base = AVRational{1, 25};
+  if (avio_open(&format->pb, path.c_str(), AVIO_FLAG_WRITE) < 0) return false;
+  if (avformat_write_header(format.get(), nullptr) < 0) return false;
+  ff::PacketPtr packet(av_packet_alloc());
+  for (int i = 0; i < 3; ++i) {
+    if (av_new_packet(packet.get(), 32) < 0) return false;
+    std::memset(packet->data, 0x5a, 32);
+    packet->pts = packet->dts = i;
+    packet->stream_index = 0;
+    packet->flags = AV_PKT_FLAG_KEY;
+    av_packet_rescale_ts(packet.get(), AVRational{1, 25}, stream->time_base);
+    if (av_interleaved_write_frame(format.get(), packet.get()) < 0) return false;
+  }
+  return av_write_trailer(format.get()) >= 0;
+}
+
 TEST(MediaErrors, AvErrorText) {
   EXPECT_EQ(av_error_text(AVERROR(ENOENT)), std::strerror(ENOENT));
   EXPECT_EQ(av_error_text(AVERROR_INVALIDDATA), "Invalid data found when processing input");
@@ -87,6 +116,17 @@ TEST(MediaErrors, AudioOnlyFileHasNoVideoStream) {
   const std::string path = dir.file("sound.wav");
   write_silent_wav(path);
   expect_media_error([&] { open_source(path); }, {path, "no video stream"});
+}
+
+TEST(MediaErrors, UnsupportedCodecNamesPathAndCodec) {
+  if (avcodec_find_decoder(AV_CODEC_ID_AVS2) != nullptr) GTEST_SKIP() << "this FFmpeg decodes AVS2";
+  ScratchDir dir;
+  const std::string path = dir.file("avs2.mkv");
+  if (!write_undecodable_mkv(path)) GTEST_SKIP() << "this FFmpeg cannot mux AVS2 into Matroska";
+  expect_media_error([&] { open_source(path); }, {path, "unsupported codec", "avs2"});
+  const auto result = probe(path);
+  ASSERT_EQ(result.streams.size(), 1u);
+  EXPECT_NE(result.streams[0].decoder.find("unsupported"), std::string::npos) << result.streams[0].decoder;
 }
 
 TEST(MediaErrors, UnwritableOutput) {
