@@ -73,50 +73,81 @@ struct Plane {
 
 int clamp_index(int i, int n) { return std::clamp(i, 0, n - 1); }
 
-Plane from_u8(ConstImageU8 src) {
-  Plane plane(src.width, src.height);
-  parallel_rows(src.height, [&](int begin, int end) {
-    for (int y = begin; y < end; ++y) {
-      const std::uint8_t* in = src.row(y);
-      float* out = plane.row(y);
-      for (int x = 0; x < src.width; ++x) out[x] = in[x];
-    }
-  });
-  return plane;
+// Below this many pixels a pass is done on the calling thread: handing it to the pool costs
+// more than the pass (the coarse levels are small, and there are a dozen passes per level).
+constexpr long long kParallelPixels = 32768;
+
+template <class Body>
+void for_rows(int rows, int width, const Body& body) {
+  if (static_cast<long long>(rows) * width < kParallelPixels)
+    body(0, rows);
+  else
+    parallel_rows(rows, body);
 }
+
+// Each pixel is computed with the same float operations in the same order whether a pass
+// stores its result in a plane or hands it straight to the next one: passes are merged only
+// where one consumes the other's pixel directly, and every value is rounded to float once,
+// as if stored. So the merging does not change a bit of the result. The borders are split
+// off so that the inner loops need no clamping and are vectorized.
 
 // The binomial taps are applied unnormalized and the 1/256 of both passes at the end, so the
 // sums of a constant plane stay exact and a flat image passes through unchanged.
-Plane reduce(const Plane& g) {
-  const int cw = (g.w + 1) / 2;
-  const int ch = (g.h + 1) / 2;
-  Plane across(cw, g.h);  // blurred along x at the even columns
-  parallel_rows(g.h, [&](int begin, int end) {
-    for (int y = begin; y < end; ++y) {
-      const float* in = g.row(y);
-      float* out = across.row(y);
-      for (int cx = 0; cx < cw; ++cx) {
-        const int x = 2 * cx;
-        out[cx] = in[clamp_index(x - 2, g.w)] + 4.0f * in[clamp_index(x - 1, g.w)] + 6.0f * in[x] +
-                  4.0f * in[clamp_index(x + 1, g.w)] + in[clamp_index(x + 2, g.w)];
-      }
-    }
+inline float binomial(float a, float b, float c, float d, float e) { return a + 4.0f * b + 6.0f * c + 4.0f * d + e; }
+
+// Blurs one row of w pixels along x at the even columns, into cw = (w+1)/2 values.
+template <class T>
+void reduce_row(const T* in, int w, float* out) {
+  const int cw = (w + 1) / 2;
+  auto clamped = [in, w](int cx) {
+    const int x = 2 * cx;
+    return binomial(static_cast<float>(in[clamp_index(x - 2, w)]), static_cast<float>(in[clamp_index(x - 1, w)]),
+                    static_cast<float>(in[x]), static_cast<float>(in[clamp_index(x + 1, w)]),
+                    static_cast<float>(in[clamp_index(x + 2, w)]));
+  };
+  // Columns 2cx-2 .. 2cx+2 are all inside for 1 <= cx <= (w-3)/2.
+  const int inner_end = std::max(1, (w - 1) / 2);
+  int cx = 0;
+  for (; cx < std::min(1, cw); ++cx) out[cx] = clamped(cx);
+  for (; cx < inner_end; ++cx) {
+    const T* p = in + 2 * cx - 2;
+    out[cx] = binomial(static_cast<float>(p[0]), static_cast<float>(p[1]), static_cast<float>(p[2]),
+                       static_cast<float>(p[3]), static_cast<float>(p[4]));
+  }
+  for (; cx < cw; ++cx) out[cx] = clamped(cx);
+}
+
+// reduce(G) of a w x h plane whose rows row(y) hold T (uint8_t or float).
+template <class T, class RowOf>
+Plane reduce(int w, int h, const RowOf& row) {
+  const int cw = (w + 1) / 2;
+  const int ch = (h + 1) / 2;
+  Plane across(cw, h);  // blurred along x at the even columns
+  for_rows(h, w, [&](int begin, int end) {
+    for (int y = begin; y < end; ++y) reduce_row<T>(row(y), w, across.row(y));
   });
   Plane coarse(cw, ch);
-  parallel_rows(ch, [&](int begin, int end) {
+  for_rows(ch, cw, [&](int begin, int end) {
     for (int cy = begin; cy < end; ++cy) {
       const int y = 2 * cy;
-      const float* r0 = across.row(clamp_index(y - 2, g.h));
-      const float* r1 = across.row(clamp_index(y - 1, g.h));
+      const float* r0 = across.row(clamp_index(y - 2, h));
+      const float* r1 = across.row(clamp_index(y - 1, h));
       const float* r2 = across.row(y);
-      const float* r3 = across.row(clamp_index(y + 1, g.h));
-      const float* r4 = across.row(clamp_index(y + 2, g.h));
+      const float* r3 = across.row(clamp_index(y + 1, h));
+      const float* r4 = across.row(clamp_index(y + 2, h));
       float* out = coarse.row(cy);
-      for (int cx = 0; cx < cw; ++cx)
-        out[cx] = (r0[cx] + 4.0f * r1[cx] + 6.0f * r2[cx] + 4.0f * r3[cx] + r4[cx]) * (1.0f / 256.0f);
+      for (int cx = 0; cx < cw; ++cx) out[cx] = binomial(r0[cx], r1[cx], r2[cx], r3[cx], r4[cx]) * (1.0f / 256.0f);
     }
   });
   return coarse;
+}
+
+Plane reduce(ConstImageU8 src) {
+  return reduce<std::uint8_t>(src.width, src.height, [src](int y) { return src.row(y); });
+}
+
+Plane reduce(const Plane& g) {
+  return reduce<float>(g.w, g.h, [&g](int y) { return g.row(y); });
 }
 
 // The coarse samples and weights of fine coordinate i along one axis of n coarse samples:
@@ -134,66 +165,96 @@ Taps expand_taps(int i, int n) {
   return {{clamp_index(c, n), clamp_index(c + 1, n), 0}, false};
 }
 
-Plane expand(const Plane& coarse, int w, int h) {
+inline float even_tap(float a, float b, float c) { return 0.125f * a + 0.75f * b + 0.125f * c; }
+inline float odd_tap(float a, float b) { return 0.5f * a + 0.5f * b; }
+
+// Upsamples one row of n coarse values to w fine ones.
+void expand_row(const float* in, int n, float* out, int w) {
+  auto clamped = [in, n](int x) {
+    const Taps t = expand_taps(x, n);
+    return t.even ? even_tap(in[t.index[0]], in[t.index[1]], in[t.index[2]]) : odd_tap(in[t.index[0]], in[t.index[1]]);
+  };
+  // Fine x = 2c and 2c+1 read c-1 .. c+1 unclamped for 1 <= c <= n-2 while 2c+1 < w.
+  const int inner_end = std::max(1, std::min(n - 1, w / 2));
+  int x = 0;
+  for (; x < std::min(2, w); ++x) out[x] = clamped(x);
+  for (int c = 1; c < inner_end; ++c, x += 2) {
+    out[2 * c] = even_tap(in[c - 1], in[c], in[c + 1]);
+    out[2 * c + 1] = odd_tap(in[c], in[c + 1]);
+  }
+  for (; x < w; ++x) out[x] = clamped(x);
+}
+
+// expand(coarse, w, h), with its vertical pass merged with what is done with the result:
+// each finished row y goes to consume(y, up) in a scratch row (which stays in the L1 cache)
+// instead of a plane, and is used there at once.
+template <class Consume>
+void expand(const Plane& coarse, int w, int h, const Consume& consume) {
   Plane across(w, coarse.h);  // rows first
-  parallel_rows(coarse.h, [&](int begin, int end) {
-    for (int cy = begin; cy < end; ++cy) {
-      const float* in = coarse.row(cy);
-      float* out = across.row(cy);
-      for (int x = 0; x < w; ++x) {
-        const Taps t = expand_taps(x, coarse.w);
-        out[x] = t.even ? 0.125f * in[t.index[0]] + 0.75f * in[t.index[1]] + 0.125f * in[t.index[2]]
-                        : 0.5f * in[t.index[0]] + 0.5f * in[t.index[1]];
-      }
-    }
+  for_rows(coarse.h, w, [&](int begin, int end) {
+    for (int cy = begin; cy < end; ++cy) expand_row(coarse.row(cy), coarse.w, across.row(cy), w);
   });
-  Plane fine(w, h);
-  parallel_rows(h, [&](int begin, int end) {
+  for_rows(h, w, [&](int begin, int end) {
+    std::vector<float> up(static_cast<std::size_t>(w));
+    float* u = up.data();
     for (int y = begin; y < end; ++y) {
       const Taps t = expand_taps(y, coarse.h);
       const float* r0 = across.row(t.index[0]);
       const float* r1 = across.row(t.index[1]);
       const float* r2 = across.row(t.index[2]);
-      float* out = fine.row(y);
       if (t.even)
-        for (int x = 0; x < w; ++x) out[x] = 0.125f * r0[x] + 0.75f * r1[x] + 0.125f * r2[x];
+        for (int x = 0; x < w; ++x) u[x] = even_tap(r0[x], r1[x], r2[x]);
       else
-        for (int x = 0; x < w; ++x) out[x] = 0.5f * r0[x] + 0.5f * r1[x];
+        for (int x = 0; x < w; ++x) u[x] = odd_tap(r0[x], r1[x]);
+      consume(y, static_cast<const float*>(u));
     }
   });
-  return fine;
 }
 
-// Turns a Gaussian pyramid into its Laplacian pyramid in place.
-void to_laplacian(std::vector<Plane>& pyramid) {
-  for (std::size_t i = 0; i + 1 < pyramid.size(); ++i) {
-    Plane& level = pyramid[i];
-    const Plane up = expand(pyramid[i + 1], level.w, level.h);
-    parallel_rows(level.h, [&](int begin, int end) {
-      for (int y = begin; y < end; ++y) {
-        float* l = level.row(y);
-        const float* u = up.row(y);
-        for (int x = 0; x < level.w; ++x) l[x] = l[x] - u[x];
-      }
-    });
+// out[x] = round(clamp(v[x], 0, 255)) for a row; v is overwritten. Without a call to round():
+// for the clamped c, t = (int)c is floor(c), c - t is exact and so is twice it, so
+// t + (int)(2 (c - t)) is t + (c - t >= 0.5), round-half-up, which on values >= 0 is what
+// round() (half away from zero) gives. std::min and std::max are std::clamp here (also on -0);
+// the two steps are separate loops because GCC vectorizes each but not the two together.
+void round_row(float* v, int w, std::uint8_t* out) {
+  for (int x = 0; x < w; ++x) v[x] = std::min(std::max(v[x], 0.0f), 255.0f);
+  for (int x = 0; x < w; ++x) {
+    const int t = static_cast<int>(v[x]);
+    out[x] = static_cast<std::uint8_t>(t + static_cast<int>(2.0f * (v[x] - static_cast<float>(t))));
   }
 }
 
+// The Laplacian pyramid of src (levels >= 2). The first level is computed from the 8-bit
+// plane and the first expand directly, so that no float copy of src is made; each coarser
+// Gaussian level turns into its Laplacian level in place once the finer one has used it.
 std::vector<Plane> laplacian_pyramid(ConstImageU8 src, int levels) {
   std::vector<Plane> pyramid;
   pyramid.reserve(static_cast<std::size_t>(levels));
-  pyramid.push_back(from_u8(src));
-  for (int i = 1; i < levels; ++i) pyramid.push_back(reduce(pyramid.back()));
-  to_laplacian(pyramid);
+  pyramid.emplace_back();  // level 0 comes last
+  pyramid.push_back(reduce(src));
+  for (int i = 2; i < levels; ++i) pyramid.push_back(reduce(pyramid.back()));
+  Plane base(src.width, src.height);
+  const int w = src.width;
+  expand(pyramid[1], w, src.height, [&](int y, const float* up) {
+    const std::uint8_t* g = src.row(y);
+    float* l = base.row(y);
+    for (int x = 0; x < w; ++x) l[x] = static_cast<float>(g[x]) - up[x];
+  });
+  pyramid[0] = std::move(base);
+  for (std::size_t i = 1; i + 1 < pyramid.size(); ++i) {
+    Plane& level = pyramid[i];
+    expand(pyramid[i + 1], level.w, level.h, [&](int y, const float* up) {
+      float* l = level.row(y);
+      for (int x = 0; x < level.w; ++x) l[x] = l[x] - up[x];
+    });
+  }
   return pyramid;
 }
 
 // Sum of squares over the 3x3 window around x of the rows r0, r1, r2 (already clamped),
 // border replicate, always added in row-major order so that the comparison between the two
 // inputs is reproducible.
-inline float energy(const float* r0, const float* r1, const float* r2, int x, int w) {
-  const int left = clamp_index(x - 1, w);
-  const int right = clamp_index(x + 1, w);
+inline float energy(const float* r0, const float* r1, const float* r2, int x, int left, int right) {
   float sum = 0.0f;
   for (const float* r : {r0, r1, r2}) {
     sum += r[left] * r[left];
@@ -208,32 +269,40 @@ void fuse_detail(Plane& a, const Plane& b, FusionRule rule, float gain) {
   if (rule == FusionRule::MaxEnergy) {
     // The energies need a's neighbours unchanged, so the result goes to a new plane.
     Plane fused(a.w, a.h);
-    parallel_rows(a.h, [&](int begin, int end) {
+    const int w = a.w;
+    for_rows(a.h, w, [&](int begin, int end) {
       for (int y = begin; y < end; ++y) {
         const int above = clamp_index(y - 1, a.h);
         const int below = clamp_index(y + 1, a.h);
-        const float* pa = a.row(y);
-        const float* pb = b.row(y);
+        const float* a0 = a.row(above);
+        const float* a1 = a.row(y);
+        const float* a2 = a.row(below);
+        const float* b0 = b.row(above);
+        const float* b1 = b.row(y);
+        const float* b2 = b.row(below);
         float* out = fused.row(y);
-        for (int x = 0; x < a.w; ++x) {
-          const float ea = energy(a.row(above), pa, a.row(below), x, a.w);
-          const float eb = energy(b.row(above), pb, b.row(below), x, b.w);
-          out[x] = (ea >= eb ? pa[x] : pb[x]) * gain;
-        }
+        auto pick = [&](int x, int left, int right) {
+          const float ea = energy(a0, a1, a2, x, left, right);
+          const float eb = energy(b0, b1, b2, x, left, right);
+          return (ea >= eb ? a1[x] : b1[x]) * gain;
+        };
+        // The first and last columns replicate the border; the others need no clamping.
+        out[0] = pick(0, 0, std::min(1, w - 1));
+        for (int x = 1; x + 1 < w; ++x) out[x] = pick(x, x - 1, x + 1);
+        if (w > 1) out[w - 1] = pick(w - 1, w - 2, w - 1);
       }
     });
     a = std::move(fused);
     return;
   }
-  parallel_rows(a.h, [&](int begin, int end) {
+  for_rows(a.h, a.w, [&](int begin, int end) {
     for (int y = begin; y < end; ++y) {
       float* pa = a.row(y);
       const float* pb = b.row(y);
-      for (int x = 0; x < a.w; ++x) {
-        const float f = rule == FusionRule::Average ? (pa[x] + pb[x]) * 0.5f
-                                                    : (std::fabs(pa[x]) >= std::fabs(pb[x]) ? pa[x] : pb[x]);
-        pa[x] = f * gain;
-      }
+      if (rule == FusionRule::Average)
+        for (int x = 0; x < a.w; ++x) pa[x] = (pa[x] + pb[x]) * 0.5f * gain;
+      else
+        for (int x = 0; x < a.w; ++x) pa[x] = (std::fabs(pa[x]) >= std::fabs(pb[x]) ? pa[x] : pb[x]) * gain;
     }
   });
 }
@@ -250,6 +319,21 @@ void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionPar
   check_sizes(a, b, dst, params);
   if (a.empty()) return;
   const int levels = params.levels;
+  const int w = dst.width;
+  if (levels == 1) {
+    // The base level alone: the inputs averaged (with the base's gain of 1), then rounded.
+    for_rows(dst.height, w, [&](int begin, int end) {
+      std::vector<float> row(static_cast<std::size_t>(w));
+      float* v = row.data();
+      for (int y = begin; y < end; ++y) {
+        const std::uint8_t* pa = a.row(y);
+        const std::uint8_t* pb = b.row(y);
+        for (int x = 0; x < w; ++x) v[x] = (static_cast<float>(pa[x]) + static_cast<float>(pb[x])) * 0.5f * 1.0f;
+        round_row(v, w, dst.row(y));
+      }
+    });
+    return;
+  }
   std::vector<Plane> fused = laplacian_pyramid(a, levels);
   const std::vector<Plane> other = laplacian_pyramid(b, levels);
 
@@ -260,27 +344,19 @@ void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionPar
   }
   fuse_detail(fused.back(), other.back(), FusionRule::Average, 1.0f);
 
-  for (int i = levels - 2; i >= 0; --i) {
-    Plane& level = fused[static_cast<std::size_t>(i)];
-    const Plane up = expand(fused[static_cast<std::size_t>(i) + 1], level.w, level.h);
-    parallel_rows(level.h, [&](int begin, int end) {
-      for (int y = begin; y < end; ++y) {
-        float* f = level.row(y);
-        const float* u = up.row(y);
-        for (int x = 0; x < level.w; ++x) f[x] = f[x] + u[x];
-      }
+  for (std::size_t i = fused.size() - 2; i >= 1; --i) {
+    Plane& level = fused[i];
+    expand(fused[i + 1], level.w, level.h, [&](int y, const float* up) {
+      float* f = level.row(y);
+      for (int x = 0; x < level.w; ++x) f[x] = f[x] + up[x];
     });
   }
-
-  const Plane& result = fused.front();
-  parallel_rows(dst.height, [&](int begin, int end) {
-    for (int y = begin; y < end; ++y) {
-      const float* in = result.row(y);
-      std::uint8_t* out = dst.row(y);
-      // round() is half away from zero, which on the clamped, non-negative values is the
-      // documented round-half-up.
-      for (int x = 0; x < dst.width; ++x) out[x] = static_cast<std::uint8_t>(std::round(std::clamp(in[x], 0.0f, 255.0f)));
-    }
+  // The finest level of the collapse goes straight to the output (its plane is scratch now).
+  Plane& finest = fused[0];
+  expand(fused[1], w, dst.height, [&](int y, const float* up) {
+    float* f = finest.row(y);
+    for (int x = 0; x < w; ++x) f[x] = f[x] + up[x];
+    round_row(f, w, dst.row(y));
   });
 }
 

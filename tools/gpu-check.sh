@@ -3,7 +3,8 @@
 # configure with CUDA on, build, run every test (GPU tests included), run the GPU tests
 # under compute-sanitizer memcheck and racecheck, and show the devices the CLI sees.
 # Needs .gpudeps/ (../shared/tools/build-gpu-deps) carried along. Logs go to $OUT (or
-# build-gpu/logs) and a summary to stdout.
+# build-gpu/logs) and a summary to stdout. The device copy has no .git: pass the commit as
+# FRAMEPIPE_COMMIT=$(git describe --always --dirty) in the command.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 logs=${OUT:-$root/build-gpu/logs}
@@ -15,7 +16,8 @@ nvidia-smi -L
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-if ! cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFRAMEPIPE_CUDA=ON >"$logs/configure.log" 2>&1; then
+if ! cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFRAMEPIPE_CUDA=ON \
+    -DFRAMEPIPE_GIT_COMMIT="${FRAMEPIPE_COMMIT:-unknown}" >"$logs/configure.log" 2>&1; then
   tail -40 "$logs/configure.log"; exit 1
 fi
 if ! cmake --build build-gpu -j"$(nproc)" >"$logs/build.log" 2>&1; then
@@ -29,10 +31,17 @@ grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
 
 status=0
 for tool in memcheck racecheck; do
-  compute-sanitizer --tool "$tool" --error-exitcode 3 build-gpu/bin/test_cuda >"$logs/sanitizer-$tool.log" 2>&1
+  # Bounded, so a slow sanitizer run cannot eat the whole call; a timeout shows as exit 124.
+  timeout "${SANITIZER_TIMEOUT:-240}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    build-gpu/bin/test_cuda --gtest_filter="${SANITIZER_FILTER:-*}" >"$logs/sanitizer-$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer-$tool.log" | tail -1)"
   [ $rc -eq 0 ] || status=1
 done
 build-gpu/bin/framepipe --version
+if [ "${BENCH:-1}" = 1 ]; then
+  build-gpu/bin/framepipe bench --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
+  echo "bench: exit $?"
+  cat "$logs/bench.txt"
+fi
 exit $status

@@ -279,5 +279,21 @@ TEST(Thinning, LinesOneThickSurviveAndSkeletonsAreStable) {
   EXPECT_EQ(again_passes, 1);
 }
 
+TEST(Thinning, CallsOfOtherSizesInBetweenChangeNothing) {
+  // Buffers are reused from call to call; nothing of an earlier call may leak into a later.
+  const HostImageU8 src = test::blob_image(64, 48, 360);
+  const int threshold = otsu_threshold(histogram(src.view()));
+  Grid g = binarized(src, threshold);
+  const int want_passes = naive_zhang_suen(g);
+  const HostImageU8 want = to_image(g, 64, 48, 255);
+  for (const auto size : std::vector<test::Size>{{200, 100}, {5, 3}, {64, 48}, {640, 360}}) {
+    SCOPED_TRACE("after " + test::describe(size));
+    run_thinning(test::random_image(size.w, size.h, 361), 60);  // mostly foreground: long lists
+    const auto [got, passes] = run_thinning(src, threshold);
+    EXPECT_TRUE(test::images_equal(got, want));
+    EXPECT_EQ(passes, want_passes);
+  }
+}
+
 }  // namespace
 }  // namespace fp::cpu

@@ -69,8 +69,8 @@ int probe_command(const std::string& uri) {
 }
 
 std::string version_text() {
-  std::string text = fmt::format("framepipe {}\nFFmpeg: libavformat {}, libavcodec {}\ndevices:", FRAMEPIPE_VERSION,
-                                 AV_STRINGIFY(LIBAVFORMAT_VERSION), AV_STRINGIFY(LIBAVCODEC_VERSION));
+  std::string text = fmt::format("framepipe {} ({})\nFFmpeg: libavformat {}, libavcodec {}\ndevices:", FRAMEPIPE_VERSION,
+                                 FRAMEPIPE_GIT_COMMIT, AV_STRINGIFY(LIBAVFORMAT_VERSION), AV_STRINGIFY(LIBAVCODEC_VERSION));
   for (const auto& line : describe_devices()) text += "\n  " + line;
   return text;
 }

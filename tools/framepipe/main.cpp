@@ -12,6 +12,9 @@ extern "C" {
 #include <string>
 
 #include "tools/framepipe/commands.hpp"
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "tools/framepipe/bench/bench_command.hpp"
+#endif
 
 namespace {
 
@@ -57,6 +60,17 @@ int main(int argc, char** argv) {
   auto* probe_cmd = app.add_subcommand("probe", "Show the streams of a file or URI and the decoder framepipe would use");
   probe_cmd->add_option("URI", probe_uri, "File, rtsp://, v4l2:// or testsrc:// URI")->required();
 
+#ifdef FRAMEPIPE_WITH_CUDA
+  fp::cli::BenchArguments bench;
+  auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel with CUDA events (table and JSON)");
+  bench_cmd->add_option("--stage", bench.stage, "Only this stage's kernels");
+  bench_cmd->add_option("--size", bench.sizes, "Frame size WxH (repeatable; default 1280x720 1920x1080 3840x2160)");
+  bench_cmd->add_option("--runs", bench.runs, "Timed runs per kernel (median and min are reported)")
+      ->check(CLI::Range(1, 100000));
+  bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  bench_cmd->add_option("--json", bench.json, "Write the results as JSON");
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -78,6 +92,9 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return fp::cli::validate_command(validate_file, validate_overrides, validate_quiet);
     if (*stages_cmd) return fp::cli::stages_command(stage_name);
     if (*probe_cmd) return fp::cli::probe_command(probe_uri);
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (*bench_cmd) return fp::cli::bench_command(bench);
+#endif
   } catch (...) {
     return fp::cli::report_current_exception();
   }

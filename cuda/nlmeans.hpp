@@ -1,0 +1,53 @@
+// nlmeans on the GPU: non-local means of an 8-bit plane, the schedule of the definition in
+// docs/stages.md (cpu/nlmeans.hpp is the readable twin, cpu::nlmeans_exact the reference).
+//
+// One fused kernel, one launch per call. Each block owns a 32-column output tile; it loads
+// the tile and its halo (search + patch radius, reflect-101 applied while loading) into
+// shared memory once, as bytes, with each pixel's patch sum of squares beside it. Then every
+// thread walks its column strip once per search offset, and the patch SSD comes out of
+// integer arithmetic that is exact:
+//   SSD(p, q) = SQ(p) + SQ(q) - 2 * sum_k E(p+k) E(q+k),
+// where the cross term of one patch row is a handful of 4-byte dot products (dp4a) and the
+// rows are a running sum down the strip, so an offset costs O(1) per pixel whatever the
+// patch. The weights are exp2 of the SSD times -log2(e)/(patch^2 h^2) (the fast hardware
+// exp2), summed in float registers with the weighted values. Nothing is allocated per call
+// and no device workspace is needed: all intermediate data lives in shared memory.
+//
+// Accuracy: the SSD is exact, so the only differences from the double-precision reference
+// are the float exponent (one rounding), exp2's approximation (relative 2^-22) and the float
+// sums; together well under 0.01 gray levels before rounding.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/image_view.hpp"
+
+namespace fp::cuda {
+
+// Limits of the GPU schedule: every patch the kernel is compiled for, and the search sides
+// whose shared-memory tile fits an SM comfortably. Larger values throw std::invalid_argument.
+inline constexpr int kNlmeansMaxPatch = 15;
+inline constexpr int kNlmeansMaxSearch = 51;
+
+// The same parameters as cpu::NlmeansParams (cuda/ does not include cpu/ headers).
+struct NlmeansParams {
+  double h = 10.0;  // filtering strength, > 0 and finite
+  int patch = 7;    // patch side, odd, 1 .. kNlmeansMaxPatch
+  int search = 21;  // search window side, odd, 1 .. kNlmeansMaxSearch
+};
+
+// Throws std::invalid_argument naming the parameter when `params` is outside the limits above.
+void check_nlmeans_params(const NlmeansParams& params);
+
+// dst = nlmeans(src), rounded half up and clamped to 0..255. src and dst are device planes of
+// the same size, any pitch and alignment, not overlapping. One kernel launch enqueued on
+// `stream`; allocates nothing and never synchronizes (it may be captured into a CUDA graph).
+// Throws std::invalid_argument on a bad argument (before enqueuing anything) and
+// std::runtime_error naming the kernel when the launch fails.
+void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params, cudaStream_t stream);
+
+// The same weighted mean without rounding, into a float plane: what the tests compare with
+// cpu::nlmeans_exact.
+void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params, cudaStream_t stream);
+
+}  // namespace fp::cuda
