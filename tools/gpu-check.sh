@@ -29,14 +29,21 @@ echo "build: ok"
 echo "ctest: exit $?"
 grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
 
+# Sanitizers on small sizes (FRAMEPIPE_SMALL_SIZES), one kernel suite at a time, each
+# bounded so a slow one cannot eat the whole call (a timeout shows as exit 124).
 status=0
 for tool in memcheck racecheck; do
-  # Bounded, so a slow sanitizer run cannot eat the whole call; a timeout shows as exit 124.
-  timeout "${SANITIZER_TIMEOUT:-240}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-    build-gpu/bin/test_cuda --gtest_filter="${SANITIZER_FILTER:-*}" >"$logs/sanitizer-$tool.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer-$tool.log" | tail -1)"
-  [ $rc -eq 0 ] || status=1
+  for suite in CudaDevice LumaStatsCuda MeanSmoothCuda NlmeansCuda PyramidFusionGpu CudaThinning; do
+    log="$logs/sanitizer-$tool-suite.log"
+    FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      build-gpu/bin/test_cuda --gtest_filter="$suite.*:-*1080p*:*4K*:*3840*" >"$log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool $suite: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1);" \
+      "$(grep -cE '^\[       OK' "$log") tests ok"
+    cat "$log" >>"$logs/sanitizer-$tool.log"
+    rm -f "$log"
+    [ $rc -eq 0 ] || status=1
+  done
 done
 build-gpu/bin/framepipe --version
 if [ "${BENCH:-1}" = 1 ]; then
