@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "core/host_image.hpp"
 #include "cpu/luma_histogram.hpp"
 #include "cpu/mean_smooth.hpp"
+#include "cpu/thinning.hpp"
 #include "cuda/device_image.hpp"
 #include "cuda/luma_histogram.hpp"
 #include "cuda/mean_smooth.hpp"
@@ -76,18 +78,27 @@ BenchCase make_case(const std::string& stage, int w, int h, std::string paramete
   return c;
 }
 
+struct ThinningInput {
+  DeviceU8 image;
+  int threshold = 0;
+  int passes = 0;  // Zhang-Suen passes to convergence: the time grows with them
+};
+
 // The frame thinning is benchmarked on: the test frame smoothed (r = 2) as in
-// config/default.yaml, and its Otsu threshold.
-std::pair<DeviceU8, int> thinning_input(int w, int h) {
+// config/default.yaml, its Otsu threshold, and the passes it takes (counted on the CPU).
+ThinningInput thinning_input(int w, int h) {
   auto source = open_source(fmt::format("testsrc://{}x{}@30?noise=20&frames=1", w, h));
   auto frame = source->read();
   HostImageU8 smooth(w, h);
   cpu::mean_smooth(frame->luma().cview(), smooth.view(), 2);
   const int threshold = cpu::otsu_threshold(cpu::histogram(smooth.view()));
+  HostImageU8 binary(w, h);
+  cpu::binarize(std::as_const(smooth).view(), binary.view(), threshold);
+  const int passes = cpu::zhang_suen(binary.view());
   DeviceU8 image(w, h);
   cuda::upload(std::as_const(smooth).view(), image.view(), nullptr);
   cuda::check(cudaStreamSynchronize(nullptr), "upload of the thinning frame");
-  return {std::move(image), threshold};
+  return {std::move(image), threshold, passes};
 }
 
 }  // namespace
@@ -154,11 +165,13 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
   }
   if (wanted("thinning")) {
     auto b = std::make_shared<Buffers>();
-    auto [image, threshold] = thinning_input(w, h);
-    auto input = std::make_shared<DeviceU8>(std::move(image));
+    auto prepared = thinning_input(w, h);
+    const int threshold = prepared.threshold;
+    auto input = std::make_shared<DeviceU8>(std::move(prepared.image));
     b->output = DeviceU8(w, h);
     b->workspace = cuda::DeviceArray<std::uint8_t>(cuda::thinning_workspace_bytes(w, h));
-    cases.push_back(make_case("thinning", w, h, fmt::format("default test frame, threshold={} (otsu)", threshold),
+    cases.push_back(make_case("thinning", w, h,
+                              fmt::format("test frame, otsu={}, {} passes", threshold, prepared.passes),
                               2 * pixels, b, [input, threshold](Buffers& x, cudaStream_t s) {
                                 cuda::thinning(input->view(), x.output.view(), threshold, x.workspace.get(), s);
                               }));
