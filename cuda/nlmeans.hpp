@@ -7,9 +7,9 @@
 // thread walks its column strip once per search offset, and the patch SSD comes out of
 // integer arithmetic that is exact:
 //   SSD(p, q) = SQ(p) + SQ(q) - 2 * sum_k E(p+k) E(q+k),
-// where the cross term of one patch row is a handful of 4-byte dot products (dp4a) and the
-// rows are a running sum down the strip, so an offset costs O(1) per pixel whatever the
-// patch. The weights are exp2 of the SSD times -log2(e)/(patch^2 h^2) (the fast hardware
+// where the cross term of one patch row is ceil(patch / 4) 4-byte dot products (dp4a) and
+// the rows are a running sum down the strip, so an offset costs a few instructions per pixel
+// rather than patch^2 multiply-adds. The weights are exp2 of the SSD times -log2(e)/(patch^2 h^2) (the fast hardware
 // exp2), summed in float registers with the weighted values. Nothing is allocated per call
 // and no device workspace is needed: all intermediate data lives in shared memory.
 //
