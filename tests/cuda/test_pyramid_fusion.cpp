@@ -2,10 +2,15 @@
 //
 // The kernels repeat the CPU's float operations in order, so equality is expected; the
 // tests allow the documented 1 gray level. A frame fused with itself must come back exactly.
+//
+// FRAMEPIPE_SMALL_SIZES=1 (the compute-sanitizer runs of tools/gpu-check.sh) keeps a lean set
+// of small cases: the sanitizers run kernels hundreds of times slower, and what they look
+// for (races, out-of-bounds accesses) shows on frames of a few tiles as well.
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +29,15 @@ namespace {
 
 using fp::HostImageU8;
 using fp::cuda::FusionRule;
+using Sizes = std::vector<std::pair<int, int>>;
+
+bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
+
+// The full list, or the sanitizer runs' lean one.
+template <class T>
+std::vector<T> pick(std::vector<T> full, std::vector<T> small) {
+  return small_sizes() ? std::move(small) : std::move(full);
+}
 
 constexpr FusionRule kRules[] = {FusionRule::Average, FusionRule::MaxAbs, FusionRule::MaxEnergy};
 
@@ -120,44 +134,47 @@ TEST(PyramidFusionGpu, MatchesCpuOnEverySizeRuleAndLevelCount) {
     const HostImageU8 a = fp::test::random_image(size.width, size.height, seed++, size.pitch_extra);
     const HostImageU8 b = fp::test::random_image(size.width, size.height, seed++, size.pitch_extra);
     for (FusionRule rule : kRules)
-      for (int levels = 1; levels <= 7; ++levels) expect_matches_cpu(a, b, params(levels, rule));
+      for (int levels : pick<int>({1, 2, 3, 4, 5, 6, 7}, {2, 4})) expect_matches_cpu(a, b, params(levels, rule));
   }
 }
 
 TEST(PyramidFusionGpu, MatchesCpuOnPhotoLikeImages) {
   FP_REQUIRE_GPU();
   for (const auto& size : fp::test::kernel_test_sizes()) {
+    if (small_sizes() && size.width * size.height < 5000) continue;
     const HostImageU8 a = scene(size.width, size.height, 3, size.pitch_extra);
     const HostImageU8 b = scene(size.width, size.height, 8, size.pitch_extra);
     for (FusionRule rule : kRules)
-      for (int levels : {2, 5}) expect_matches_cpu(a, b, params(levels, rule));
+      for (int levels : pick<int>({2, 5}, {5})) expect_matches_cpu(a, b, params(levels, rule));
   }
 }
 
 TEST(PyramidFusionGpu, MoreLevelsThanTheImageSupports) {
   FP_REQUIRE_GPU();
   // 17x13 is 1x1 from level 5 on; the levels past that are 1x1 copies.
-  const std::vector<std::pair<int, int>> sizes = {{17, 13}, {1, 1}, {2, 1}, {1, 5}, {3, 2}, {33, 1}, {40, 70}};
+  const Sizes sizes = pick<std::pair<int, int>>({{17, 13}, {1, 1}, {2, 1}, {1, 5}, {3, 2}, {33, 1}, {40, 70}},
+                                                 {{17, 13}, {3, 2}});
   std::uint32_t seed = 100;
   for (const auto& [w, h] : sizes) {
     const HostImageU8 a = fp::test::random_image(w, h, seed++);
     const HostImageU8 b = fp::test::random_image(w, h, seed++);
     for (FusionRule rule : kRules)
-      for (int levels = 8; levels <= fp::cuda::kMaxFusionLevels; ++levels) expect_matches_cpu(a, b, params(levels, rule));
+      for (int levels : pick<int>({8, 9, 10, 11, fp::cuda::kMaxFusionLevels}, {fp::cuda::kMaxFusionLevels}))
+        expect_matches_cpu(a, b, params(levels, rule));
   }
 }
 
 TEST(PyramidFusionGpu, AppliesGainsPerDetailLevel) {
   FP_REQUIRE_GPU();
   const std::vector<std::vector<float>> gains = {{1.5f, 1.2f}, {0.0f, 2.0f}, {2.0f, 2.0f, 2.0f, 2.0f, 2.0f, 2.0f, 2.0f}};
-  const std::vector<std::pair<int, int>> sizes = {{17, 13}, {64, 48}, {333, 101}, {1920, 1080}};
+  const Sizes sizes = pick<std::pair<int, int>>({{17, 13}, {64, 48}, {333, 101}, {1920, 1080}}, {{64, 48}});
   for (const auto& [w, h] : sizes) {
     const HostImageU8 a = scene(w, h, 5);
     const HostImageU8 b = scene(w, h, 6);
     const HostImageU8 na = fp::test::random_image(w, h, 7);
     for (FusionRule rule : kRules)
       for (const auto& gain : gains)
-        for (int levels : {2, 4, 6}) {
+        for (int levels : pick<int>({2, 4, 6}, {4})) {
           expect_matches_cpu(a, b, params(levels, rule, gain));
           expect_matches_cpu(na, b, params(levels, rule, gain));
         }
@@ -166,12 +183,14 @@ TEST(PyramidFusionGpu, AppliesGainsPerDetailLevel) {
 
 TEST(PyramidFusionGpu, FrameFusedWithItselfIsTheFrame) {
   FP_REQUIRE_GPU();
-  const std::vector<std::pair<int, int>> sizes = {{1, 1}, {17, 13}, {64, 48}, {257, 31}, {1920, 1080}};
+  const Sizes sizes = pick<std::pair<int, int>>({{1, 1}, {17, 13}, {64, 48}, {257, 31}, {1920, 1080}}, {{17, 13}, {64, 48}});
   std::uint32_t seed = 200;
   for (const auto& [w, h] : sizes) {
-    for (const HostImageU8& frame : {fp::test::random_image(w, h, seed++, 3), scene(w, h, seed++)})
+    std::vector<HostImageU8> frames = {fp::test::random_image(w, h, seed++, 3)};
+    if (!small_sizes()) frames.push_back(scene(w, h, seed++));
+    for (const HostImageU8& frame : frames)
       for (FusionRule rule : kRules)
-        for (int levels : {1, 2, 3, 5, 7, 12}) {
+        for (int levels : pick<int>({1, 2, 3, 5, 7, 12}, {1, 3, 12})) {
           const auto p = params(levels, rule, {1.0f, 1.0f});
           SCOPED_TRACE(describe(w, h, p));
           std::string where;
@@ -184,9 +203,9 @@ TEST(PyramidFusionGpu, ConstantInputsGiveTheirRoundedMean) {
   FP_REQUIRE_GPU();
   // Every detail level of a constant plane is exactly 0 and the base is (10 + 21) / 2 = 15.5,
   // which rounds half up.
-  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {17, 13}, {640, 360}})
+  for (const auto& [w, h] : pick<std::pair<int, int>>({{1, 1}, {17, 13}, {640, 360}}, {{17, 13}}))
     for (FusionRule rule : kRules)
-      for (int levels : {1, 3, 5, 12}) {
+      for (int levels : pick<int>({1, 3, 5, 12}, {1, 5})) {
         const auto p = params(levels, rule, {2.0f});
         SCOPED_TRACE(describe(w, h, p));
         const HostImageU8 out = gpu_fusion(constant(w, h, 10), constant(w, h, 21), p);
@@ -201,7 +220,7 @@ TEST(PyramidFusionGpu, ConstantInputsGiveTheirRoundedMean) {
 // would move pixels by up to 255.
 TEST(PyramidFusionGpu, TiesGoToTheFirstInput) {
   FP_REQUIRE_GPU();
-  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{17, 13}, {64, 48}, {1920, 1080}}) {
+  for (const auto& [w, h] : pick<std::pair<int, int>>({{17, 13}, {64, 48}, {1920, 1080}}, {{64, 48}})) {
     const HostImageU8 a = fp::test::random_image(w, h, 31);
     HostImageU8 b(w, h);
     for (int y = 0; y < h; ++y)
@@ -213,8 +232,8 @@ TEST(PyramidFusionGpu, TiesGoToTheFirstInput) {
 
 TEST(PyramidFusionGpu, ReusesTheWorkspaceAcrossCalls) {
   FP_REQUIRE_GPU();
-  const int w = 1920;
-  const int h = 1080;
+  const int w = small_sizes() ? 200 : 1920;
+  const int h = small_sizes() ? 120 : 1080;
   const HostImageU8 a = scene(w, h, 11);
   const HostImageU8 b = fp::test::random_image(w, h, 12);
   const HostImageU8 c = scene(w, h, 13);
@@ -268,7 +287,7 @@ TEST(PyramidFusionGpu, ReusesTheWorkspaceAcrossCalls) {
 // would give, and a workspace pointer that is not 256-byte aligned.
 TEST(PyramidFusionGpu, AcceptsAnyDevicePitchAndOffset) {
   FP_REQUIRE_GPU();
-  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{17, 13}, {301, 77}, {1920, 1080}}) {
+  for (const auto& [w, h] : pick<std::pair<int, int>>({{17, 13}, {301, 77}, {1920, 1080}}, {{17, 13}, {301, 77}})) {
     const HostImageU8 a = scene(w, h, 21);
     const HostImageU8 b = fp::test::random_image(w, h, 22);
     const std::ptrdiff_t pitch = w + 7;
