@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <string>
 
+
+#include "pipeline/config_device.hpp"
 #include "pipeline/config_error.hpp"
 
 #ifdef FRAMEPIPE_WITH_CUDA
@@ -12,25 +14,13 @@
 
 namespace fp {
 
-namespace {
-
-int parse_ordinal(const std::string& requested) {
-  if (requested == "cuda") return 0;
-  const std::string digits = requested.substr(5);  // after "cuda:"
-  int ordinal = -1;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), ordinal);
-  if (ec != std::errc{} || end != digits.data() + digits.size() || ordinal < 0 || digits.empty())
-    throw UsageError(fmt::format("device '{}': expected cpu, cuda or cuda:N", requested));
-  return ordinal;
-}
-
-}  // namespace
-
 Device resolve_device(const std::string& requested) {
-  if (requested == "auto" || requested == "cpu") return Device{DeviceKind::Cpu, 0};
-  if (requested != "cuda" && requested.rfind("cuda:", 0) != 0)
+  // The syntax is the config loader's (one definition: is_valid_device); checked again here
+  // because resolve_device may be called without it.
+  if (!is_valid_device(requested))
     throw UsageError(fmt::format("device '{}': expected auto, cpu, cuda or cuda:N", requested));
-  const int ordinal = parse_ordinal(requested);
+  if (requested == "auto" || requested == "cpu") return Device{DeviceKind::Cpu, 0};
+  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
 #ifdef FRAMEPIPE_WITH_CUDA
   const int count = cuda::device_count();
   if (ordinal >= count)
@@ -38,8 +28,8 @@ Device resolve_device(const std::string& requested) {
                                  cuda::runtime_summary()));
   const auto description = cuda::describe_device(ordinal);
   throw UsageError(fmt::format(
-      "device cuda:{} ({}): the stages do not run on CUDA yet (the kernels arrive with the CUDA issue); "
-      "use --device cpu",
+      "device cuda:{} ({}): pipelines do not run on CUDA yet (the kernels exist, see `framepipe bench`; "
+      "the GPU executor does not); use --device cpu",
       ordinal, description.name));
 #else
   throw UsageError(fmt::format(
