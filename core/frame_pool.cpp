@@ -5,19 +5,33 @@
 namespace fp {
 
 namespace {
-constexpr std::ptrdiff_t kRowAlignment = 64;
-std::ptrdiff_t aligned_pitch(int width) {
+std::ptrdiff_t aligned_pitch(int width, std::ptrdiff_t alignment) {
   const std::ptrdiff_t w = width > 0 ? width : 1;
-  return (w + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
+  return (w + alignment - 1) / alignment * alignment;
 }
 }  // namespace
 
-std::shared_ptr<PlanePool> PlanePool::create(int width, int height) {
-  return std::shared_ptr<PlanePool>(new PlanePool(width, height));
+std::shared_ptr<PlanePool> PlanePool::create(int width, int height, PlaneMemory memory) {
+  return std::shared_ptr<PlanePool>(new PlanePool(width, height, std::move(memory)));
 }
 
-PlanePool::PlanePool(int width, int height) : width_(width), height_(height), pitch_(aligned_pitch(width)) {
+PlanePool::PlanePool(int width, int height, PlaneMemory memory)
+    : width_(width), height_(height), memory_(std::move(memory)) {
   if (width <= 0 || height <= 0) throw std::invalid_argument("PlanePool: size must be positive");
+  if (memory_.row_alignment <= 0) throw std::invalid_argument("PlanePool: row alignment must be positive");
+  if (static_cast<bool>(memory_.allocate) != static_cast<bool>(memory_.release))
+    throw std::invalid_argument("PlanePool: allocate and release come together");
+  pitch_ = aligned_pitch(width, memory_.row_alignment);
+}
+
+PlanePool::~PlanePool() {
+  // Every plane holds the pool alive, so by now all buffers are back.
+  for (auto* buffer : owned_) {
+    if (memory_.release)
+      memory_.release(buffer);
+    else
+      delete[] buffer;
+  }
 }
 
 Plane PlanePool::acquire() {
@@ -25,8 +39,10 @@ Plane PlanePool::acquire() {
   {
     std::lock_guard lock(mutex_);
     if (free_.empty()) {
-      owned_.push_back(std::make_unique<std::uint8_t[]>(static_cast<std::size_t>(pitch_) * height_));
-      buffer = owned_.back().get();
+      const auto bytes = static_cast<std::size_t>(pitch_) * height_;
+      owned_.reserve(owned_.size() + 1);  // so that push_back cannot throw after allocating
+      buffer = memory_.allocate ? memory_.allocate(bytes) : new std::uint8_t[bytes];
+      owned_.push_back(buffer);
     } else {
       buffer = free_.back();
       free_.pop_back();
@@ -53,16 +69,20 @@ std::size_t PlanePool::allocated() const {
   return owned_.size();
 }
 
-FramePool::FramePool(int width, int height)
+FramePool::FramePool(int width, int height, PlaneMemory memory)
     : width_(width),
       height_(height),
-      luma_(PlanePool::create(width, height)),
-      chroma_(PlanePool::create(chroma_width(width), chroma_height(height))) {}
+      location_(memory.location),
+      device_(memory.device),
+      luma_(PlanePool::create(width, height, memory)),
+      chroma_(PlanePool::create(chroma_width(width), chroma_height(height), memory)) {}
 
 Frame FramePool::acquire() {
   Frame frame;
   frame.width = width_;
   frame.height = height_;
+  frame.location = location_;
+  frame.device = device_;
   frame.planes[0] = luma_->acquire();
   frame.planes[1] = chroma_->acquire();
   frame.planes[2] = chroma_->acquire();

@@ -77,6 +77,32 @@ class DeviceArray {
   std::size_t count_ = 0;
 };
 
+// A plain array in page-locked host memory: the target of asynchronous device-to-host
+// copies (results that the host reads once the stream has passed an event).
+template <class T>
+class PinnedArray {
+ public:
+  PinnedArray() = default;
+  explicit PinnedArray(std::size_t count) : count_(count) {
+    if (count > 0) FP_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+  }
+  ~PinnedArray() { cudaFreeHost(data_); }
+  PinnedArray(PinnedArray&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedArray& operator=(PinnedArray&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+  T* get() const { return data_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 template <class T>
 void upload(ImageView<const T> host, ImageView<T> device, cudaStream_t stream) {
   FP_CUDA_CHECK(cudaMemcpy2DAsync(device.data, device.pitch, host.data, host.pitch,

@@ -19,19 +19,19 @@ Device resolve_device(const std::string& requested) {
   // because resolve_device may be called without it.
   if (!is_valid_device(requested))
     throw UsageError(fmt::format("device '{}': expected auto, cpu, cuda or cuda:N", requested));
-  if (requested == "auto" || requested == "cpu") return Device{DeviceKind::Cpu, 0};
-  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
+  if (requested == "cpu") return Device{DeviceKind::Cpu, 0};
 #ifdef FRAMEPIPE_WITH_CUDA
   const int count = cuda::device_count();
+  // auto: the first GPU when there is one, else the CPU.
+  if (requested == "auto") return count > 0 ? Device{DeviceKind::Cuda, 0} : Device{DeviceKind::Cpu, 0};
+  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
   if (ordinal >= count)
     throw UsageError(fmt::format("device cuda:{}: no such CUDA device ({} found; {})", ordinal, count,
                                  cuda::runtime_summary()));
-  const auto description = cuda::describe_device(ordinal);
-  throw UsageError(fmt::format(
-      "device cuda:{} ({}): pipelines do not run on CUDA yet (the kernels exist, see `framepipe bench`; "
-      "the GPU executor does not); use --device cpu",
-      ordinal, description.name));
+  return Device{DeviceKind::Cuda, ordinal};
 #else
+  if (requested == "auto") return Device{DeviceKind::Cpu, 0};
+  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
   throw UsageError(fmt::format(
       "device cuda:{}: this framepipe was built without CUDA (configure with -DFRAMEPIPE_CUDA=ON)", ordinal));
 #endif

@@ -8,8 +8,9 @@
 
 namespace fp {
 
-// "auto" picks the CPU until the CUDA executor exists; "cpu" is the CPU; "cuda" / "cuda:N"
-// need the CUDA backend and that device. Throws UsageError naming the device otherwise.
+// "auto" picks the first CUDA device when this build has the CUDA backend and the machine a
+// GPU, else the CPU; "cpu" is the CPU; "cuda" / "cuda:N" need the CUDA backend and that
+// device. Throws UsageError naming the device otherwise.
 Device resolve_device(const std::string& requested);
 
 // One line per device this build could use, for `framepipe --version`.

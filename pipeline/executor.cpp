@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipeline/bounded_queue.hpp"
+#include "pipeline/frame_slots.hpp"
 #include "pipeline/graph.hpp"
 #include "pipeline/progress.hpp"
 
@@ -40,16 +41,29 @@ struct Node {
   StageRole role() const { return graph->spec->role; }
 };
 
+// The graph's work for the frame in one slot, kept until the slot is complete: the frames
+// hold their buffers (which the device may still be using) and the sinks' host copies
+// wait there until the downloads are done.
+struct SlotWork {
+  bool pending = false;
+  std::vector<Frame> frames;                         // every node's output, by node index
+  std::vector<std::pair<int, Frame>> deliveries;     // (sink node, host frame)
+  std::chrono::steady_clock::time_point arrival{};   // the frame's, for latency without sinks
+};
+
 class Run {
  public:
   Run(const PipelineDefinition& definition, const Device& device, const RunOptions& options)
       : graph_(definition), options_(options) {
     stats_.pipeline = definition.file;
     stats_.device = device.name();
+    slots_ = make_frame_slots(device, device.kind == DeviceKind::Cuda ? options.slots : 1,
+                              static_cast<int>(graph_.nodes().size()));
+    slot_work_.resize(static_cast<std::size_t>(slots_->count()));
     for (const auto& g : graph_.nodes()) {
       Node node;
       node.graph = &g;
-      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device});
+      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count()});
       node.timing.id = g.stage->id;
       node.timing.type = g.stage->type;
       for (const auto& param : g.spec->params) {
@@ -166,38 +180,94 @@ class Run {
     }
   }
 
-  // Takes one frame from every source, runs the graph on them and hands the results to the
-  // sinks, until a source ends, an error occurs, or a stop is requested.
+  // Takes one frame from every source, enqueues the graph on them in the next slot and
+  // retires the slot's previous frame (its completions run, its outputs go to the sinks),
+  // until a source ends, an error occurs, or a stop is requested. Frames reach the sinks in
+  // order, and every frame already submitted is retired even after an error.
   void process_frames() {
     ProgressLine progress(options_.progress, expected_frames());
-    std::vector<Frame> outputs(nodes_.size());
+    std::vector<Frame> sources(nodes_.size());
+    std::int64_t submitted = 0;
+    const int slot_count = slots_->count();
     try {
-      while (next_inputs(outputs)) {
-        for (int i : graph_.topological_order()) {
-          Node& n = nodes_[i];
-          if (n.role() == StageRole::Process) {
-            std::vector<Frame> inputs;
-            for (int in : n.graph->inputs) inputs.push_back(outputs[in]);
-            const auto t0 = Clock::now();
-            outputs[i] = n.process().process(inputs);
-            n.timing.total_ms += ms_since(t0);
-            ++n.timing.frames;
-          } else if (n.role() == StageRole::Sink) {
-            if (!n.queue->push(outputs[n.graph->inputs[0]])) throw_pending_error();
-          }
-        }
-        ++stats_.frames;
-        if (!has_sinks()) {
-          stats_.latency_ms.push_back(
-              std::chrono::duration<double, std::milli>(Clock::now() - outputs[source_index()].arrival).count());
-        }
-        for (auto& f : outputs) f = Frame{};
-        progress.update(stats_.frames);
+      while (next_inputs(sources)) {
+        const int slot = static_cast<int>(submitted % slot_count);
+        retire(slot, progress);
+        enqueue(slot, sources);
+        ++submitted;
+        for (auto& f : sources) f = Frame{};
       }
     } catch (...) {
       fail(std::current_exception());
     }
+    for (int i = 0; i < slot_count; ++i) {
+      try {
+        retire(static_cast<int>((submitted + i) % slot_count), progress);
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
     progress.finish();
+  }
+
+  void enqueue(int slot, const std::vector<Frame>& sources) {
+    auto& work = slot_work_[static_cast<std::size_t>(slot)];
+    auto& context = slots_->context(slot);
+    work.frames.assign(nodes_.size(), Frame{});
+    work.deliveries.clear();
+    try {
+      for (int i : graph_.topological_order()) {
+        Node& n = nodes_[i];
+        if (n.role() == StageRole::Source) {
+          work.frames[i] = slots_->to_device(sources[i], slot);
+          work.arrival = sources[i].arrival;
+        } else if (n.role() == StageRole::Process) {
+          std::vector<Frame> inputs;
+          for (int in : n.graph->inputs) inputs.push_back(work.frames[in]);
+          slots_->begin_stage(slot, i);
+          work.frames[i] = n.process().process(inputs, context);
+          slots_->end_stage(slot, i);
+          ++n.timing.frames;
+        } else {
+          // A sink fed straight by a source takes the decoded host frame: no round trip.
+          const int in = n.graph->inputs[0];
+          const Frame& frame = nodes_[in].role() == StageRole::Source ? sources[in] : work.frames[in];
+          work.deliveries.emplace_back(i, slots_->to_host(frame, slot));
+        }
+      }
+    } catch (...) {
+      // Let whatever was enqueued finish before the buffers go back to their pools.
+      context.drop_completions();
+      slots_->submit(slot);
+      std::vector<double> ignored(nodes_.size());
+      try {
+        slots_->wait(slot, ignored);
+      } catch (...) {
+      }
+      work = SlotWork{};
+      throw;
+    }
+    slots_->submit(slot);
+    work.pending = true;
+  }
+
+  // Waits for the slot's frame, runs its completions and hands its outputs to the sinks.
+  void retire(int slot, ProgressLine& progress) {
+    auto& work = slot_work_[static_cast<std::size_t>(slot)];
+    if (!work.pending) return;
+    work.pending = false;
+    std::vector<double> stage_ms(nodes_.size());
+    slots_->wait(slot, stage_ms);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].timing.total_ms += stage_ms[i];
+    work.frames.clear();  // the device is done with them: back to their pools
+    slots_->context(slot).run_completions();
+    for (auto& [sink, frame] : work.deliveries)
+      if (!nodes_[sink].queue->push(std::move(frame))) throw_pending_error();
+    work.deliveries.clear();
+    ++stats_.frames;
+    if (!has_sinks())
+      stats_.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
+    progress.update(stats_.frames);
   }
 
   // Fills the sources' slots of `outputs`; false at the end of any source or on a stop.
@@ -288,7 +358,10 @@ class Run {
 
   PipelineGraph graph_;  // points into the definition, which outlives the run
   RunOptions options_;
+  // Destroyed after the nodes and the slots' work: its destructor waits for the device.
+  std::unique_ptr<FrameSlots> slots_;
   std::vector<Node> nodes_;
+  std::vector<SlotWork> slot_work_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
   std::mutex error_mutex_;

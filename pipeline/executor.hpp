@@ -17,6 +17,7 @@ struct RunOptions {
   std::int64_t max_frames = -1;  // stop after this many frames per source; -1: until the end
   bool progress = false;         // draw the progress line on stderr
   std::size_t queue_depth = 4;   // frames buffered between threads
+  int slots = 2;                 // frames in flight on a CUDA device, each on its own stream
   const std::atomic<bool>* stop = nullptr;  // set from a signal handler to stop early
 };
 

@@ -1,7 +1,15 @@
 #include "stages/mean_smooth_stage.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 #include "cpu/mean_smooth.hpp"
 #include "stages/luma_plane_stage.hpp"
+
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "cuda/mean_smooth.hpp"
+#endif
 
 namespace fp {
 
@@ -9,10 +17,27 @@ namespace {
 
 class MeanSmoothStage final : public LumaPlaneStage {
  public:
-  explicit MeanSmoothStage(int radius) : radius_(radius) {}
+  MeanSmoothStage(int radius, StageContext context) : LumaPlaneStage(std::move(context)), radius_(radius) {}
 
-  Frame process(std::span<const Frame> inputs) override {
+  VideoInfo prepare(std::span<const VideoInfo> inputs) override {
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (on_cuda() && radius_ > cuda::kMeanSmoothMaxRadius)
+      throw std::runtime_error(fmt::format(
+          "stage '{}': radius {} is above {}, the largest the CUDA kernel takes; lower it or run with --device cpu",
+          context().id, radius_, cuda::kMeanSmoothMaxRadius));
+#endif
+    return LumaPlaneStage::prepare(inputs);
+  }
+
+  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
     Frame out = output_like(inputs[0]);
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (on_cuda()) {
+      cuda::mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_, frame_context.stream);
+      return out;
+    }
+#endif
+    (void)frame_context;
     cpu::mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_);
     return out;
   }
@@ -31,8 +56,8 @@ StageSpec mean_smooth_stage_spec() {
       {.name = "radius", .type = ParamType::Int, .help = "window radius r",
        .default_value = std::int64_t{2}, .range = {.min = 1, .max = 1024}},
   };
-  spec.create = [](const StageParams& params, const StageContext&) -> std::unique_ptr<Stage> {
-    return std::make_unique<MeanSmoothStage>(static_cast<int>(params.integer("radius")));
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
+    return std::make_unique<MeanSmoothStage>(static_cast<int>(params.integer("radius")), context);
   };
   return spec;
 }

@@ -3,16 +3,29 @@
 #include "cpu/nlmeans.hpp"
 #include "stages/luma_plane_stage.hpp"
 
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "cuda/nlmeans.hpp"
+#endif
+
 namespace fp {
 
 namespace {
 
 class NlmeansStage final : public LumaPlaneStage {
  public:
-  explicit NlmeansStage(cpu::NlmeansParams params) : params_(params) {}
+  NlmeansStage(cpu::NlmeansParams params, StageContext context)
+      : LumaPlaneStage(std::move(context)), params_(params) {}
 
-  Frame process(std::span<const Frame> inputs) override {
+  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
     Frame out = output_like(inputs[0]);
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (on_cuda()) {
+      const cuda::NlmeansParams p{.h = params_.h, .patch = params_.patch, .search = params_.search};
+      cuda::nlmeans(inputs[0].luma().cview(), out.luma().view(), p, frame_context.stream);
+      return out;
+    }
+#endif
+    (void)frame_context;
     cpu::nlmeans(inputs[0].luma().cview(), out.luma().view(), params_);
     return out;
   }
@@ -35,12 +48,12 @@ StageSpec nlmeans_stage_spec() {
       {.name = "search", .type = ParamType::Int, .help = "side of the square window searched for similar patches",
        .default_value = std::int64_t{21}, .range = {.min = 1, .max = 51}, .odd = true},
   };
-  spec.create = [](const StageParams& params, const StageContext&) -> std::unique_ptr<Stage> {
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     cpu::NlmeansParams p;
     p.h = params.real("h");
     p.patch = static_cast<int>(params.integer("patch"));
     p.search = static_cast<int>(params.integer("search"));
-    return std::make_unique<NlmeansStage>(p);
+    return std::make_unique<NlmeansStage>(p, context);
   };
   return spec;
 }

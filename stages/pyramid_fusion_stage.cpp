@@ -7,6 +7,11 @@
 #include "cpu/pyramid_fusion.hpp"
 #include "stages/luma_plane_stage.hpp"
 
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "cuda/device_image.hpp"
+#include "cuda/pyramid_fusion.hpp"
+#endif
+
 namespace fp {
 
 namespace {
@@ -19,25 +24,55 @@ cpu::FusionRule parse_rule(const std::string& rule) {
 
 class PyramidFusionStage final : public LumaPlaneStage {
  public:
-  PyramidFusionStage(cpu::FusionParams params, std::string id) : params_(std::move(params)), id_(std::move(id)) {}
+  PyramidFusionStage(cpu::FusionParams params, StageContext context)
+      : LumaPlaneStage(std::move(context)), params_(std::move(params)) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
     if (inputs[0].width != inputs[1].width || inputs[0].height != inputs[1].height)
-      throw std::runtime_error(fmt::format("stage '{}': its two inputs differ in size ({}x{} and {}x{})", id_,
-                                           inputs[0].width, inputs[0].height, inputs[1].width, inputs[1].height));
-    return LumaPlaneStage::prepare(inputs);
+      throw std::runtime_error(fmt::format("stage '{}': its two inputs differ in size ({}x{} and {}x{})",
+                                           context().id, inputs[0].width, inputs[0].height, inputs[1].width,
+                                           inputs[1].height));
+    VideoInfo info = LumaPlaneStage::prepare(inputs);
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (on_cuda()) {
+      // One workspace per frame slot: slots run at once on their own streams.
+      workspace_bytes_ = cuda::pyramid_fusion_workspace_bytes(info.width, info.height, params_.levels);
+      for (int s = 0; s < context().slots; ++s) workspaces_.emplace_back(workspace_bytes_);
+    }
+#endif
+    return info;
   }
 
   // The output keeps the first input's chroma and timing.
-  Frame process(std::span<const Frame> inputs) override {
+  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
     Frame out = output_like(inputs[0]);
+#ifdef FRAMEPIPE_WITH_CUDA
+    if (on_cuda()) {
+      cuda::FusionParams p{.levels = params_.levels, .rule = to_cuda(params_.rule), .gain = params_.gain};
+      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), p,
+                           workspaces_[frame_context.slot].get(), workspace_bytes_, frame_context.stream);
+      return out;
+    }
+#endif
+    (void)frame_context;
     cpu::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_);
     return out;
   }
 
  private:
+#ifdef FRAMEPIPE_WITH_CUDA
+  static cuda::FusionRule to_cuda(cpu::FusionRule rule) {
+    switch (rule) {
+      case cpu::FusionRule::Average: return cuda::FusionRule::Average;
+      case cpu::FusionRule::MaxAbs: return cuda::FusionRule::MaxAbs;
+      case cpu::FusionRule::MaxEnergy: return cuda::FusionRule::MaxEnergy;
+    }
+    return cuda::FusionRule::MaxEnergy;
+  }
+  std::size_t workspace_bytes_ = 0;
+  std::vector<cuda::DeviceArray<std::uint8_t>> workspaces_;
+#endif
   cpu::FusionParams params_;
-  std::string id_;
 };
 
 }  // namespace
@@ -72,7 +107,7 @@ StageSpec pyramid_fusion_stage_spec() {
     p.levels = static_cast<int>(params.integer("levels"));
     p.rule = parse_rule(params.text("rule"));
     for (double g : params.list("gain")) p.gain.push_back(static_cast<float>(g));
-    return std::make_unique<PyramidFusionStage>(std::move(p), context.id);
+    return std::make_unique<PyramidFusionStage>(std::move(p), context);
   };
   return spec;
 }

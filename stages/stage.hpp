@@ -14,6 +14,9 @@
 #include "media/video_info.hpp"
 #include "stages/param.hpp"
 
+// What cudaStream_t points to (a global name): stage.hpp needs no CUDA headers.
+struct CUstream_st;
+
 namespace fp {
 
 enum class DeviceKind { Cpu, Cuda };
@@ -27,6 +30,32 @@ struct Device {
 struct StageContext {
   std::string id;  // the stage's id in the pipeline
   Device device;
+  // Frames in flight at once. On CUDA each has its own stream, so a stage keeps one set of
+  // per-frame device scratch (workspaces, results) per slot; on the CPU there is one.
+  int slots = 1;
+};
+
+// What the executor hands a stage with each frame.
+class FrameContext {
+ public:
+  int slot = 0;                   // 0 .. StageContext::slots - 1
+  ::CUstream_st* stream = nullptr;  // the slot's CUDA stream; null on the CPU
+
+  // Host work that needs this frame's device results (a histogram row read from pinned
+  // memory, say): it runs once the slot's device work is complete, in frame order, before
+  // the frame's outputs reach the sinks. On the CPU it runs right after the graph.
+  void when_complete(std::function<void()> work) { completions_.push_back(std::move(work)); }
+
+  // For the executor: runs and forgets the pending work.
+  void run_completions() {
+    auto work = std::move(completions_);
+    completions_.clear();
+    for (auto& w : work) w();
+  }
+  void drop_completions() { completions_.clear(); }
+
+ private:
+  std::vector<std::function<void()>> completions_;
 };
 
 enum class StageRole { Source, Process, Sink };
@@ -51,7 +80,9 @@ class ProcessStage : public Stage {
   // Called once with the inputs' stream descriptions; returns the output's. Allocates the
   // stage's buffers. Throws std::runtime_error when the inputs cannot be processed.
   virtual VideoInfo prepare(std::span<const VideoInfo> inputs) = 0;
-  virtual Frame process(std::span<const Frame> inputs) = 0;
+  // Inputs and the output live on the pipeline's device (host memory on the CPU, device
+  // memory on CUDA, where the work is only enqueued on context.stream).
+  virtual Frame process(std::span<const Frame> inputs, FrameContext& context) = 0;
   virtual void finish() {}  // end of stream: flush side outputs
 };
 

@@ -79,4 +79,12 @@ long long count_lines(const std::filesystem::path& file) {
   return lines;
 }
 
+std::string cli_cuda_device() {
+  static const std::string device = [] {
+    const auto result = run_framepipe({"--version"});
+    return result.output.find("cuda:0 ") != std::string::npos ? std::string("cuda:0") : std::string();
+  }();
+  return device;
+}
+
 }  // namespace fp::test

@@ -32,6 +32,17 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// The CUDA device the binary can use, as `framepipe --version` lists it ("cuda:0"), or ""
+// when it has none (no GPU, or built without CUDA). Asked once per test program.
+std::string cli_cuda_device();
+
+// Skips the test with the reason when the binary has no CUDA device.
+#define FP_REQUIRE_CLI_GPU()                                                                       \
+  do {                                                                                             \
+    if (::fp::test::cli_cuda_device().empty())                                                     \
+      GTEST_SKIP() << "no CUDA device present (framepipe --version lists none, or CUDA not built)"; \
+  } while (0)
+
 // Frames in a video file, counted by decoding it with framepipe's own media layer.
 long long count_frames(const std::filesystem::path& video);
 // Lines of a text file.

@@ -25,15 +25,21 @@ std::vector<std::string> example_files() {
   return files;
 }
 
-class ExampleTest : public ::testing::TestWithParam<std::string> {};
+// (example file, "cpu" or "cuda"): every example runs on both backends.
+class ExampleTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(ExampleTest, RunsAndItsOutputsHaveEveryFrame) {
-  const fs::path file = GetParam();
-  TempDir dir("example-" + file.stem().string());
+  const fs::path file = std::get<0>(GetParam());
+  std::string device = std::get<1>(GetParam());
+  if (device == "cuda") {
+    FP_REQUIRE_CLI_GPU();
+    device = cli_cuda_device();
+  }
+  TempDir dir("example-" + file.stem().string() + "-" + std::get<1>(GetParam()));
   const auto definition = load_pipeline(file);
 
   std::vector<std::string> args = {"run", file.string(), "--frames", std::to_string(kFrames), "--stats-json",
-                                   "stats.json", "--quiet", "--device", "cpu"};
+                                   "stats.json", "--quiet", "--device", device};
   // Sources that are files or cameras (absent on a test machine) read the test source instead.
   for (const auto& stage : definition.stages) {
     if (stage.type == "decode" && stage.params.text("uri").rfind("testsrc://", 0) != 0)
@@ -59,12 +65,15 @@ TEST_P(ExampleTest, RunsAndItsOutputsHaveEveryFrame) {
   std::ifstream stats_file(dir / "stats.json");
   const auto stats = nlohmann::json::parse(stats_file);
   EXPECT_EQ(stats["frames"], kFrames);
+  EXPECT_EQ(stats["device"], device);
   EXPECT_EQ(stats["stages"].size(), definition.stages.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Config, ExampleTest, ::testing::ValuesIn(example_files()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           return fs::path(param_info.param).stem().string();
+INSTANTIATE_TEST_SUITE_P(Config, ExampleTest,
+                         ::testing::Combine(::testing::ValuesIn(example_files()), ::testing::Values("cpu", "cuda")),
+                         [](const ::testing::TestParamInfo<ExampleTest::ParamType>& param_info) {
+                           return fs::path(std::get<0>(param_info.param)).stem().string() + "_" +
+                                  std::get<1>(param_info.param);
                          });
 
 TEST(Examples, DefaultPipelineUsesEverySeedStage) {

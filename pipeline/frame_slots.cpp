@@ -1,0 +1,54 @@
+#include "pipeline/frame_slots.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace fp {
+
+#ifdef FRAMEPIPE_WITH_CUDA
+std::unique_ptr<FrameSlots> make_cuda_frame_slots(int ordinal, int slots, int nodes);  // frame_slots_cuda.cpp
+#endif
+
+namespace {
+
+// The CPU runs each stage to completion inside its call: one slot, nothing to wait for.
+class HostFrameSlots final : public FrameSlots {
+ public:
+  explicit HostFrameSlots(int nodes) : started_(static_cast<std::size_t>(nodes)), ms_(static_cast<std::size_t>(nodes)) {}
+
+  int count() const override { return 1; }
+  FrameContext& context(int) override { return context_; }
+  Frame to_device(const Frame& frame, int) override { return frame; }
+  Frame to_host(const Frame& frame, int) override { return frame; }
+  void begin_stage(int, int node) override { started_[node] = Clock::now(); }
+  void end_stage(int, int node) override {
+    ms_[node] += std::chrono::duration<double, std::milli>(Clock::now() - started_[node]).count();
+  }
+  void submit(int) override {}
+  void wait(int, std::vector<double>& stage_ms) override {
+    for (std::size_t i = 0; i < ms_.size(); ++i) {
+      stage_ms[i] += ms_[i];
+      ms_[i] = 0;
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  FrameContext context_;
+  std::vector<Clock::time_point> started_;
+  std::vector<double> ms_;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameSlots> make_frame_slots(const Device& device, int slots, int nodes) {
+  if (device.kind == DeviceKind::Cpu) return std::make_unique<HostFrameSlots>(nodes);
+#ifdef FRAMEPIPE_WITH_CUDA
+  return make_cuda_frame_slots(device.ordinal, slots, nodes);
+#else
+  (void)slots;
+  throw std::logic_error("a CUDA device was chosen in a framepipe built without CUDA");
+#endif
+}
+
+}  // namespace fp

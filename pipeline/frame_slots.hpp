@@ -1,0 +1,50 @@
+// Frames in flight. The executor runs frame n in slot n mod count(): it waits until that
+// slot's previous frame is complete, brings the new source frames to the device, enqueues
+// every stage, hands sinks host copies, and submits — so while frame n runs on the GPU,
+// frame n+1 is uploaded and enqueued and frame n-1 is encoded.
+//
+// On the CPU there is one slot and everything happens in the calls themselves. On CUDA each
+// slot owns a stream; uploads, kernels and downloads are asynchronous in stream order, and
+// the host waits only in wait(), on the slot's event.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/frame.hpp"
+#include "stages/stage.hpp"
+
+namespace fp {
+
+class FrameSlots {
+ public:
+  virtual ~FrameSlots() = default;
+
+  virtual int count() const = 0;
+  virtual FrameContext& context(int slot) = 0;
+
+  // A source's frame as the stages take it: itself on the CPU; on CUDA a pooled device frame
+  // that the upload fills on the slot's stream.
+  virtual Frame to_device(const Frame& frame, int slot) = 0;
+  // A host frame for a sink: itself when it is on the host; otherwise a pooled page-locked
+  // frame that the download fills on the slot's stream, readable after wait(slot).
+  virtual Frame to_host(const Frame& frame, int slot) = 0;
+
+  // Bracket one stage's work for the frame in `slot`, to time it (host clock on the CPU,
+  // CUDA events on the device). `node` is the stage's index in the graph.
+  virtual void begin_stage(int slot, int node) = 0;
+  virtual void end_stage(int slot, int node) = 0;
+
+  // Everything for the slot's frame is enqueued.
+  virtual void submit(int slot) = 0;
+  // Blocks until the slot's submitted work is complete, then adds each bracketed stage's
+  // milliseconds to stage_ms[node].
+  virtual void wait(int slot, std::vector<double>& stage_ms) = 0;
+};
+
+// `slots` frames in flight on `device` (the CPU always uses one); `nodes` is the number of
+// graph nodes that may be bracketed. On CUDA this makes the device current on the calling
+// thread, which must be the one that runs the graph.
+std::unique_ptr<FrameSlots> make_frame_slots(const Device& device, int slots, int nodes);
+
+}  // namespace fp

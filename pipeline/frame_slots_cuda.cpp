@@ -1,0 +1,135 @@
+// FrameSlots on a CUDA device: a stream, a completion event and a pair of timing events per
+// stage for each slot, and pools of device frames (uploads) and page-locked host frames
+// (downloads) that are allocated during the first frames and reused after.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/frame_pool.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_image.hpp"
+#include "cuda/plane_memory.hpp"
+#include "cuda/stream.hpp"
+#include "pipeline/frame_slots.hpp"
+
+namespace fp {
+
+namespace {
+
+class CudaFrameSlots final : public FrameSlots {
+ public:
+  CudaFrameSlots(int ordinal, int slots, int nodes) : ordinal_(ordinal) {
+    if (slots < 1) throw std::invalid_argument("CudaFrameSlots: at least one slot");
+    FP_CUDA_CHECK(cudaSetDevice(ordinal));
+    for (int s = 0; s < slots; ++s) {
+      auto slot = std::make_unique<Slot>();
+      slot->context.slot = s;
+      slot->context.stream = slot->stream.get();
+      slot->stage_events.resize(static_cast<std::size_t>(nodes));
+      slots_.push_back(std::move(slot));
+    }
+  }
+
+  ~CudaFrameSlots() override {
+    // Nothing may still read or write the pools' buffers when they are freed.
+    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
+  }
+
+  int count() const override { return static_cast<int>(slots_.size()); }
+  FrameContext& context(int slot) override { return slots_[slot]->context; }
+
+  Frame to_device(const Frame& frame, int slot) override {
+    if (frame.location == MemoryLocation::Device) return frame;
+    Frame out = pool(device_pools_, frame, cuda::device_plane_memory(ordinal_)).acquire();
+    out.copy_timing_from(frame);
+    copy_planes(frame, out, cudaMemcpyHostToDevice, slot);
+    return out;
+  }
+
+  Frame to_host(const Frame& frame, int slot) override {
+    if (frame.location == MemoryLocation::Host) return frame;
+    Frame out = pool(pinned_pools_, frame, cuda::pinned_plane_memory()).acquire();
+    out.copy_timing_from(frame);
+    copy_planes(frame, out, cudaMemcpyDeviceToHost, slot);
+    return out;
+  }
+
+  void begin_stage(int slot, int node) override { record(slot, node, true); }
+  void end_stage(int slot, int node) override { record(slot, node, false); }
+
+  void submit(int slot) override {
+    auto& s = *slots_[slot];
+    s.done.record(s.stream.get());
+    s.submitted = true;
+  }
+
+  void wait(int slot, std::vector<double>& stage_ms) override {
+    auto& s = *slots_[slot];
+    if (!s.submitted) return;
+    s.submitted = false;
+    FP_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+    for (std::size_t node = 0; node < s.stage_events.size(); ++node) {
+      auto& timing = s.stage_events[node];
+      if (!timing.recorded) continue;
+      timing.recorded = false;
+      stage_ms[node] += timing.end.elapsed_since(timing.begin);
+    }
+  }
+
+ private:
+  struct StageEvents {
+    cuda::Event begin;
+    cuda::Event end;
+    bool recorded = false;
+  };
+  struct Slot {
+    cuda::Stream stream;
+    cuda::Event done;
+    FrameContext context;
+    std::vector<StageEvents> stage_events;
+    bool submitted = false;
+  };
+  using Pools = std::map<std::pair<int, int>, std::unique_ptr<FramePool>>;
+
+  // Frames of several sizes may cross (two sources, say): one pool per size.
+  static FramePool& pool(Pools& pools, const Frame& like, PlaneMemory memory) {
+    auto& p = pools[{like.width, like.height}];
+    if (!p) p = std::make_unique<FramePool>(like.width, like.height, std::move(memory));
+    return *p;
+  }
+
+  void copy_planes(const Frame& from, Frame& to, cudaMemcpyKind kind, int slot) {
+    for (std::size_t p = 0; p < from.planes.size(); ++p) {
+      const auto& src = from.planes[p];
+      auto& dst = to.planes[p];
+      FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, static_cast<std::size_t>(src.width),
+                                      src.height, kind, slots_[slot]->stream.get()));
+    }
+  }
+
+  void record(int slot, int node, bool begin) {
+    auto& s = *slots_[slot];
+    auto& timing = s.stage_events[static_cast<std::size_t>(node)];
+    (begin ? timing.begin : timing.end).record(s.stream.get());
+    if (!begin) timing.recorded = true;
+  }
+
+  int ordinal_;
+  // Declared before the slots so that they are destroyed after them: the destructor's
+  // stream synchronization must come before the pools free their buffers.
+  Pools device_pools_;
+  Pools pinned_pools_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameSlots> make_cuda_frame_slots(int ordinal, int slots, int nodes) {
+  return std::make_unique<CudaFrameSlots>(ordinal, slots, nodes);
+}
+
+}  // namespace fp

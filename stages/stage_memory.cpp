@@ -1,0 +1,28 @@
+#include "stages/stage_memory.hpp"
+
+#include <stdexcept>
+
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "cuda/plane_memory.hpp"
+#endif
+
+namespace fp {
+
+PlaneMemory plane_memory_for(const Device& device) {
+  if (device.kind == DeviceKind::Cpu) return {};
+#ifdef FRAMEPIPE_WITH_CUDA
+  return cuda::device_plane_memory(device.ordinal);
+#else
+  throw std::logic_error("a CUDA device was chosen in a framepipe built without CUDA");
+#endif
+}
+
+bool cuda_backend_built() {
+#ifdef FRAMEPIPE_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace fp
