@@ -45,6 +45,23 @@ for tool in memcheck racecheck; do
     [ $rc -eq 0 ] || status=1
   done
 done
+# The GPU executor itself: the default pipeline (all seven stages, two frames in flight)
+# under both sanitizers on a small input, then at 1080p for its throughput.
+run_dir=build-gpu/pipeline-run
+mkdir -p "$run_dir"
+for tool in memcheck racecheck; do
+  (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q -i 'testsrc://161x97@25?noise=20&frames=6') \
+    >"$logs/pipeline-$tool.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool pipeline: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-$tool.log" | tail -1)"
+  [ $rc -eq 0 ] || status=1
+done
+for size in 640x360 1920x1080; do
+  (cd "$run_dir" && ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q \
+    -i "testsrc://$size@30?noise=20&frames=240" --stats-json "$logs/pipeline-$size.json") >"$logs/pipeline-$size.log" 2>&1
+  echo "pipeline $size: exit $? $(tr -d '\n ' <"$logs/pipeline-$size.json" 2>/dev/null | grep -oE '"fps":[0-9.]+')"
+done
 build-gpu/bin/framepipe --version
 if [ "${BENCH:-1}" = 1 ]; then
   build-gpu/bin/framepipe bench --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
