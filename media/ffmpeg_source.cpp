@@ -19,7 +19,7 @@ namespace {
 
 class FfmpegSource final : public FrameSource {
  public:
-  explicit FfmpegSource(std::string uri) : uri_(std::move(uri)) {
+  FfmpegSource(std::string uri, PlaneMemory memory) : uri_(std::move(uri)), memory_(std::move(memory)) {
     // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
     ff::OpenedInput opened = ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this});
     format_ = std::move(opened.format);
@@ -97,7 +97,7 @@ class FfmpegSource final : public FrameSource {
     info_.frame_rate = rate.num > 0 && rate.den > 0 ? ff::to_rational(rate) : Rational{0, 1};
     info_.frame_count = stream_->nb_frames > 0 ? stream_->nb_frames : -1;
     info_.live = live;
-    pool_.emplace(info_.width, info_.height);
+    pool_.emplace(info_.width, info_.height, memory_);
   }
 
   // Reads packets until one of our stream reaches the decoder, or starts the final flush.
@@ -173,6 +173,7 @@ class FfmpegSource final : public FrameSource {
   ff::PacketPtr packet_;
   ff::FramePtr frame_;
   ff::SwsPtr scaler_;
+  PlaneMemory memory_;
   std::optional<FramePool> pool_;
   VideoInfo info_;
   std::int64_t sequence_ = 0;
@@ -183,6 +184,8 @@ class FfmpegSource final : public FrameSource {
 
 }  // namespace
 
-std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri) { return std::make_unique<FfmpegSource>(uri); }
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory) {
+  return std::make_unique<FfmpegSource>(uri, memory);
+}
 
 }  // namespace fp

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/frame.hpp"
+#include "core/frame_pool.hpp"
 #include "media/video_info.hpp"
 
 namespace fp {
@@ -28,7 +29,9 @@ class FrameSource {
   virtual void interrupt() {}
 };
 
-// Opens a source; throws MediaError naming the URI and the reason.
-std::unique_ptr<FrameSource> open_source(const std::string& uri);
+// Opens a source; throws MediaError naming the URI and the reason. Frames are made in
+// `memory` (page-locked memory when they will be uploaded to a GPU, so that the upload is
+// asynchronous).
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {});
 
 }  // namespace fp

@@ -6,10 +6,10 @@
 
 namespace fp {
 
-std::unique_ptr<FrameSource> open_source(const std::string& uri) {
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory) {
   if (uri.empty()) throw MediaError("input URI is empty");
-  if (is_testsrc_uri(uri)) return open_test_source(uri);
-  return open_ffmpeg_source(uri);
+  if (is_testsrc_uri(uri)) return open_test_source(uri, memory);
+  return open_ffmpeg_source(uri, memory);
 }
 
 }  // namespace fp

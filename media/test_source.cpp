@@ -12,8 +12,8 @@ namespace {
 
 class TestSource final : public FrameSource {
  public:
-  explicit TestSource(const TestSourceParams& params)
-      : params_(params), pattern_(params.width, params.height, params.noise), pool_(params.width, params.height) {
+  TestSource(const TestSourceParams& params, const PlaneMemory& memory)
+      : params_(params), pattern_(params.width, params.height, params.noise), pool_(params.width, params.height, memory) {
     info_.width = params.width;
     info_.height = params.height;
     info_.frame_rate = params.fps;
@@ -48,8 +48,8 @@ class TestSource final : public FrameSource {
 
 }  // namespace
 
-std::unique_ptr<FrameSource> open_test_source(const std::string& uri) {
-  return std::make_unique<TestSource>(parse_testsrc_uri(uri));
+std::unique_ptr<FrameSource> open_test_source(const std::string& uri, const PlaneMemory& memory) {
+  return std::make_unique<TestSource>(parse_testsrc_uri(uri), memory);
 }
 
 }  // namespace fp

@@ -1,6 +1,7 @@
 #include "stages/decode_stage.hpp"
 
 #include "media/frame_source.hpp"
+#include "stages/stage_memory.hpp"
 
 namespace fp {
 
@@ -8,10 +9,11 @@ namespace {
 
 class DecodeStage final : public SourceStage {
  public:
-  explicit DecodeStage(std::string uri) : uri_(std::move(uri)) {}
+  DecodeStage(std::string uri, Device device) : uri_(std::move(uri)), device_(device) {}
 
   VideoInfo open() override {
-    source_ = open_source(uri_);
+    // Decoded frames go to the GPU next when the pipeline runs there.
+    source_ = open_source(uri_, host_staging_memory_for(device_));
     return source_->info();
   }
   std::optional<Frame> read() override { return source_->read(); }
@@ -22,6 +24,7 @@ class DecodeStage final : public SourceStage {
 
  private:
   std::string uri_;
+  Device device_;
   std::unique_ptr<FrameSource> source_;
 };
 
@@ -37,8 +40,8 @@ StageSpec decode_stage_spec() {
   spec.params = {
       {.name = "uri", .type = ParamType::String, .help = "what to read (the pipeline's top-level `input` sets it)"},
   };
-  spec.create = [](const StageParams& params, const StageContext&) -> std::unique_ptr<Stage> {
-    return std::make_unique<DecodeStage>(params.text("uri"));
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
+    return std::make_unique<DecodeStage>(params.text("uri"), context.device);
   };
   return spec;
 }

@@ -17,11 +17,12 @@ PlaneMemory plane_memory_for(const Device& device) {
 #endif
 }
 
-bool cuda_backend_built() {
+PlaneMemory host_staging_memory_for(const Device& device) {
+  if (device.kind == DeviceKind::Cpu) return {};
 #ifdef FRAMEPIPE_WITH_CUDA
-  return true;
+  return cuda::pinned_plane_memory();
 #else
-  return false;
+  throw std::logic_error("a CUDA device was chosen in a framepipe built without CUDA");
 #endif
 }
 

@@ -9,7 +9,8 @@ namespace fp {
 
 PlaneMemory plane_memory_for(const Device& device);
 
-// True when this framepipe was built with the CUDA backend.
-bool cuda_backend_built();
+// Host memory for frames that cross to the device: page-locked on CUDA, so that the copy is
+// asynchronous; ordinary memory on the CPU.
+PlaneMemory host_staging_memory_for(const Device& device);
 
 }  // namespace fp
