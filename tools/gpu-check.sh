@@ -29,22 +29,33 @@ echo "build: ok"
 echo "ctest: exit $?"
 grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
 
-# Sanitizers on small sizes (FRAMEPIPE_SMALL_SIZES), one kernel suite at a time, each
-# bounded so a slow one cannot eat the whole call (a timeout shows as exit 124).
+# Sanitizers on small sizes (FRAMEPIPE_SMALL_SIZES), one process per test so that they run
+# SANITIZER_JOBS at a time (racecheck is hundreds of times slower than the kernels), each
+# bounded by SANITIZER_TIMEOUT (a timeout shows as exit 124 and fails the check).
 status=0
+sanitizer_dir=build-gpu/sanitizer
+rm -rf "$sanitizer_dir"; mkdir -p "$sanitizer_dir"
+FRAMEPIPE_SMALL_SIZES=1 build-gpu/bin/test_cuda --gtest_list_tests \
+  --gtest_filter='CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:-*1080p*:*4K*:*3840*' |
+  awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' >"$sanitizer_dir/tests"
+sanitize_one() {  # tool test
+  local log="$sanitizer_dir/$1-$(echo "$2" | tr '/' '_').log"
+  FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$1" --error-exitcode 3 \
+    build-gpu/bin/test_cuda --gtest_filter="$2" >"$log" 2>&1
+  echo "$? $1 $2" >>"$sanitizer_dir/results"
+}
+export -f sanitize_one; export sanitizer_dir
 for tool in memcheck racecheck; do
-  for suite in CudaDevice LumaStatsCuda MeanSmoothCuda NlmeansCuda PyramidFusionGpu CudaThinning; do
-    log="$logs/sanitizer-$tool-suite.log"
-    FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      build-gpu/bin/test_cuda --gtest_filter="$suite.*:-*1080p*:*4K*:*3840*" >"$log" 2>&1
-    rc=$?
-    echo "compute-sanitizer $tool $suite: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1);" \
-      "$(grep -cE '^\[       OK' "$log") tests ok"
-    cat "$log" >>"$logs/sanitizer-$tool.log"
-    rm -f "$log"
-    [ $rc -eq 0 ] || status=1
-  done
+  xargs -P "${SANITIZER_JOBS:-12}" -I{} bash -c "sanitize_one $tool {}" <"$sanitizer_dir/tests"
+  cat "$sanitizer_dir"/"$tool"-*.log >"$logs/sanitizer-$tool.log"
+  total=$(grep -c " $tool " "$sanitizer_dir/results")
+  clean=$(grep -c "^0 $tool " "$sanitizer_dir/results")
+  echo "compute-sanitizer $tool: $clean of $total tests clean;" \
+    "$(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$sanitizer_dir"/"$tool"-*.log | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+  grep -v "^0 " "$sanitizer_dir/results" | grep " $tool " | sed 's/^/  not clean (exit, tool, test): /'
+  [ "$clean" = "$total" ] || status=1
 done
+
 # The GPU executor itself: the default pipeline (all seven stages, two frames in flight)
 # under both sanitizers on a small input, then at 1080p for its throughput.
 run_dir=build-gpu/pipeline-run
