@@ -40,7 +40,8 @@ void init_luma_stats_workspace(void* workspace, std::size_t workspace_bytes, cud
 // (device memory, 4-byte aligned as every cudaMalloc pointer is) must hold
 // luma_stats_workspace_bytes(src.width, src.height) bytes and have been cleared by
 // init_luma_stats_workspace (every luma_stats keeps it so). An empty image gives zero bins,
-// mean 0 and otsu 0. Throws std::invalid_argument on a bad argument and std::runtime_error
+// mean 0 and otsu 0. Throws std::invalid_argument on a bad argument (an image of about 2^32
+// pixels or more is one: its counts would not fit the 32-bit bins) and std::runtime_error
 // (naming the kernel) when the launch fails.
 void luma_stats(ConstImageU8 src, LumaStatsDevice* out, void* workspace, std::size_t workspace_bytes,
                 cudaStream_t stream);

@@ -224,6 +224,34 @@ TEST(LumaStatsCuda, TwoStreamsConcurrently) {
   }
 }
 
+// The mean is computed with the CPU's one division, so it is not just close but the same double.
+TEST(LumaStatsCuda, MeanIsBitIdenticalToCpu) {
+  FP_REQUIRE_GPU();
+  std::vector<HostImageU8> images;
+  images.push_back(test::random_image(1920, 1080, 81));
+  images.push_back(test::random_image(333, 777, 82, 5));
+  images.push_back(levels_image(1280, 720, {0, 37, 251}, {5, 3, 1}, 83));
+  images.push_back(filled(17, 13, 0));
+  images.push_back(filled(1, 1, 201));
+  for (std::size_t k = 0; k < images.size(); ++k) {
+    const auto device = test::to_device(images[k]);
+    const LumaStatsDevice got = run(device.view());
+    EXPECT_EQ(got.mean, cpu::luma_stats(images[k].view()).mean) << "image " << k;
+  }
+}
+
+// Images whose pixel count could overflow the 32-bit bins are refused before anything is
+// read: the view below points at a single byte.
+TEST(LumaStatsCuda, RejectsImagesBeyondTheSizeLimit) {
+  FP_REQUIRE_GPU();
+  DeviceArray<std::uint8_t> byte(1);
+  Workspace workspace(1, 1);
+  DeviceArray<LumaStatsDevice> out(1);
+  const ConstImageU8 huge{byte.get(), 65536, 65536, 65536};
+  EXPECT_THROW(luma_stats(huge, out.get(), workspace.memory.get(), workspace.memory.size(), nullptr),
+               std::invalid_argument);
+}
+
 TEST(LumaStatsCuda, RejectsBadArguments) {
   FP_REQUIRE_GPU();
   const auto device = test::to_device(test::random_image(16, 16, 5));
