@@ -1,29 +1,34 @@
-// Zhang-Suen thinning as one persistent cooperative kernel over a bit-packed image.
+// Zhang-Suen thinning as one persistent cooperative kernel over a bit-packed image, with
+// several passes per grid barrier (temporal blocking).
 //
 // Why this shape: a pass over a 1920x1080 frame is little work (65 k words of 32 pixels),
-// so the cost of thinning is the number of global synchronizations times their latency.
-// One launch that iterates to convergence pays no launch or host round trip per pass, and
-// computing both sub-iterations of a pass in registers needs one grid barrier per pass.
+// so thinning costs the number of global synchronizations times their latency, and a
+// frame takes ~170 passes. One launch that iterates to convergence pays no launch or host
+// round trip per pass; temporal blocking then divides the grid barriers by K, the passes
+// of a round, at the price of recomputing a halo.
 //
-// Layout (two buffers in the workspace): bit b of word c (c >= 1) of a row holds pixel
-// x = 32 (c - 1) + b, with the bits past the width 0. Word 0 of every row is a guard that
-// is always 0: it is the left border of its row and, read as the word after the previous
-// row's last word, that row's right border. Two guard rows above and two below complete
-// the frame of background that stands for the pixels outside the image. So a buffer reads
-// as one linear array in which a word's horizontal neighbours are the words before and
-// after it and its vertical ones are one stride away: no bounds tests, no division.
-// Deleting only ever clears bits, and a pixel that is 0 is never deleted, so the guard
-// words and the bits past the width stay 0 without being treated apart.
+// Layout: each of two global buffers holds the image as height rows of words_per_row
+// words; bit b of word c of a row is pixel x = 32 c + b, and the bits past the width are 0.
+// Deleting only ever clears bits and a 0 pixel is never deleted, so those bits, and any
+// word outside the image read as 0, stay 0 without being treated apart.
 //
-// A pass: each warp takes 32 consecutive words ("a chunk"; lanes 1..30 own words, lanes 0
-// and 31 are their halo) and loads rows -2..+2 around each. It computes sub-iteration 0
-// for rows -1..+1, then sub-iteration 1 for row 0 from those, taking left and right words
-// from the adjacent lanes by shuffles; the owners store the result into the other buffer.
-// Every decision thus reads the image as it was when its sub-iteration began, and the
-// writes of a pass never touch what the pass reads. The halo lanes' results are wrong in
-// their outer bits (their outer neighbour word is missing), but an owner reads only bit 31
-// of its left neighbour's sub-iteration-0 word and bit 0 of its right one's, and those
-// depend on the neighbour's own word and the owner's only.
+// A round: the image is cut into tiles of tile_words x tile_rows words. A block loads a
+// tile with a halo of one word left and right and 2K rows above and below into registers:
+// each thread holds a run of Q consecutive rows of one column, the lanes of a warp hold
+// neighbouring columns (left and right neighbours are shuffles), and the rows just above
+// and below a run come through shared memory from the threads that hold them. The block
+// runs the 2K sub-iterations of K passes and writes the tile's own words to the other
+// buffer; then comes the round's one grid barrier. A sub-iteration decides from the 3x3
+// neighbourhood, so the words at the edge of the copy, whose outer neighbours are missing
+// (0 stands in), go stale, one more row (or pixel, left and right) per sub-iteration:
+// after 2K the own rows are still exact, and the stale pixels of the halo word stay inside
+// it for K <= 16.
+//
+// Convergence: a block notes which passes of the round deleted a pixel of its own words,
+// and the grid keeps the highest such pass index (atomicMax). Once a pass deletes nothing,
+// every later pass repeats it, so when the last pass of a round deleted nothing the image
+// has converged, the round's output is the result, and the passes to report are the last
+// pass that deleted something plus the one that found nothing.
 #include "cuda/thinning.hpp"
 
 #include <cooperative_groups.h>
@@ -32,6 +37,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -42,34 +48,123 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int kThreads = 1024;  // one block per SM: fewer blocks make the grid barrier cheaper
-constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr int kOwnedPerWarp = 30;  // lanes 1..30 of a chunk; 0 and 31 are halo
+// One block per SM, whose warps hold a tile: up to two warps per scheduler; the tiling
+// (choose_tiling) decides how many of them hold rows.
+constexpr int kThreads = 256;
 constexpr unsigned kAllLanes = 0xFFFFFFFFU;
-constexpr int kGuardRows = 2;  // rows -2..+2 of every image row must exist
-// Three "a pass changed something" flags, padded so that the buffers start 128-byte aligned.
-constexpr std::size_t kFlagBytes = 128;
+// K, the passes of a round, is chosen per image with the tiling (choose_tiling): more
+// passes per round mean fewer barriers but more halo rows recomputed per pass. At most 16,
+// because the halo word is 32 pixels wide and goes stale one pixel per sub-iteration. Only
+// even K: measured on an H100, odd K ran ~8% slower per pass than the even K beside them
+// (at 1920x1080 and 3840x2160; the cause was not pinned down).
+constexpr int kMaxPassesPerRound = 16;
+// Own words per tile row that a tiling may use: tiles of 8, 16 or 32 words with the halo,
+// so that a warp holds whole tile rows (shuffles of that width). Narrow tiles are taller
+// and recompute fewer halo rows per own word; wide ones waste fewer halo columns.
+constexpr std::array<int, 3> kTileWidths = {6, 14, 30};
+static_assert(std::all_of(kTileWidths.begin(), kTileWidths.end(),
+                          [](int words) { return words >= 1 && 32 % (words + 2) == 0; }),
+              "a warp must hold whole tile rows");
+static_assert(kThreads % 32 == 0);
+// Q, the rows a thread holds: the kernel is compiled for each (they index registers).
+constexpr std::array<int, 3> kRowsPerThread = {4, 8, 16};
+// The cost model of choose_tiling, in SM cycles, fitted to timings on an H100: a thread's
+// instructions per sub-iteration, per word it holds and per run; a scheduler (four per SM)
+// issues one integer instruction of the warps on it every two cycles at best (16 lanes),
+// which a lone warp about reaches. Then the block barrier of a sub-iteration, and what a
+// round costs beyond its sub-iterations: the grid barrier and the tile loads and stores.
+constexpr double kWordInstructions = 34;
+constexpr double kRunInstructions = 25;
+constexpr int kSchedulersPerSm = 4;
+constexpr double kCyclesPerInstruction = 2;
+constexpr double kSubIterationCycles = 60;
+constexpr double kRoundCycles = 3200;
+// The last-change counter, padded so that the buffers start 128-byte aligned.
+constexpr std::size_t kCounterBytes = 128;
 constexpr std::size_t kBufferAlignWords = 32;
-// Keeps every index (a buffer's words plus a chunk's reach) far from int overflow.
+// Keeps every index far from int overflow.
 constexpr long long kMaxBufferWords = 1LL << 30;
 
 struct Geometry {
   int words_per_row;         // ceil(width / 32)
-  int stride;                // words_per_row + the guard word
-  std::size_t buffer_words;  // (height + 4 guard rows) * stride, rounded up for alignment
+  std::size_t buffer_words;  // height * words_per_row, rounded up for alignment
 };
 
 Geometry geometry_for(int width, int height) {
   const long long w = std::max(width, 0);
   const long long h = std::max(height, 0);
   const long long words_per_row = (w + 31) / 32;
-  const long long stride = words_per_row + 1;
-  const long long words = (h + 2 * kGuardRows) * stride;
+  const long long words = h * words_per_row;
   if (words > kMaxBufferWords)
     throw std::invalid_argument("thinning: image too large (" + std::to_string(width) + "x" +
                                 std::to_string(height) + ")");
   const auto rounded = (static_cast<std::size_t>(words) + kBufferAlignWords - 1) / kBufferAlignWords * kBufferAlignWords;
-  return {static_cast<int>(words_per_row), static_cast<int>(stride), rounded};
+  return {static_cast<int>(words_per_row), rounded};
+}
+
+// How the image is cut into tiles; tile i is column i % tiles_across, row i / tiles_across.
+// A tile column of the block's copy (tile_words + 2 words with the halo) is held by
+// `segments` threads, Q rows each: segments * Q = tile_rows + 4 K.
+struct Tiling {
+  int passes_per_round;  // K
+  int tile_words;        // own words per tile row
+  int rows_per_thread;   // Q
+  int segments;          // runs of Q rows per column: a multiple of the runs a warp holds
+  int tile_rows;         // own rows per tile
+  int tiles_across;
+  int tiles;
+};
+
+// Modelled SM cycles per pass with `blocks` resident blocks (kRoundCycles and friends).
+double modelled_cycles_per_pass(const Tiling& t, int blocks) {
+  const int warps = t.segments * (t.tile_words + 2) / 32;
+  const int warps_per_scheduler = (warps + kSchedulersPerSm - 1) / kSchedulersPerSm;
+  const double sub_iteration =
+      (t.rows_per_thread * kWordInstructions + kRunInstructions) * kCyclesPerInstruction * warps_per_scheduler +
+      kSubIterationCycles;
+  const int busiest = (t.tiles + blocks - 1) / blocks;
+  return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
+}
+
+// The tiling, with K and Q, that the model finds fastest for `blocks` resident blocks.
+Tiling choose_tiling(int words_per_row, int height, int blocks) {
+  Tiling best{2, kTileWidths[0], kRowsPerThread[0], 32 / (kTileWidths[0] + 2), 1, 0, 0};
+  if (words_per_row <= 0 || height <= 0) return best;  // nothing to thin: no tiles
+  double best_cycles = std::numeric_limits<double>::max();
+  for (int k = 2; k <= kMaxPassesPerRound; k += 2)
+    for (const int tile_words : kTileWidths)
+      for (const int rows_per_thread : kRowsPerThread) {
+        const int columns = tile_words + 2;
+        const long long per_warp = 32 / columns;  // runs that a warp holds
+        const long long across = (words_per_row + tile_words - 1) / tile_words;
+        // The fewest tiles per block whose threads fit in a block.
+        for (long long per_block = 1;; ++per_block) {
+          const long long bands = per_block * blocks / across;  // rows of tiles, at most
+          if (bands < 1) continue;
+          const long long rows = (height + bands - 1) / bands;
+          const long long runs = (rows + 4LL * k + rows_per_thread - 1) / rows_per_thread;
+          const long long segments = (runs + per_warp - 1) / per_warp * per_warp;
+          if (segments * columns > kThreads) {
+            if (rows == 1) break;  // this K and Q cannot hold even one own row
+            continue;
+          }
+          const long long tile_rows = segments * rows_per_thread - 4LL * k;
+          const Tiling t{k,
+                         tile_words,
+                         rows_per_thread,
+                         static_cast<int>(segments),
+                         static_cast<int>(tile_rows),
+                         static_cast<int>(across),
+                         static_cast<int>(across * ((height + tile_rows - 1) / tile_rows))};
+          const double cycles = modelled_cycles_per_pass(t, blocks);
+          if (cycles < best_cycles) {
+            best_cycles = cycles;
+            best = t;
+          }
+          break;
+        }
+      }
+  return best;
 }
 
 struct Params {
@@ -80,202 +175,291 @@ struct Params {
   int width;
   int height;
   int words_per_row;
-  int stride;
   const int* threshold_ptr;  // when null, `threshold` is used
   int threshold;
-  std::uint32_t* flags;  // flags[k % 3] != 0: pass k deleted something
+  int* last_change;  // the highest pass index that deleted a pixel; -1 before any
   std::uint32_t* buffer0;
   std::uint32_t* buffer1;
   int* passes;  // may be null
+  Tiling tiling;
 };
 
-// A word of a row with the words before and after it.
-struct Row {
-  std::uint32_t left;   // its bit 31 is the pixel left of bit 0 of `mid`
+// A word of a row with its pixels' right (east) and left (west) neighbours: bit b of
+// east is the pixel right of bit b of mid.
+struct Shifted {
+  std::uint32_t west;
   std::uint32_t mid;
-  std::uint32_t right;  // its bit 0 is the pixel right of bit 31 of `mid`
+  std::uint32_t east;
 };
 
-// Bit b: the pixel right (east) / left (west) of the pixel of bit b of `mid`.
-__host__ __device__ __forceinline__ std::uint32_t east(const Row& r) { return (r.mid >> 1) | (r.right << 31); }
-__host__ __device__ __forceinline__ std::uint32_t west(const Row& r) { return (r.mid << 1) | (r.left >> 31); }
+__host__ __device__ __forceinline__ Shifted shifted(std::uint32_t left, std::uint32_t mid, std::uint32_t right) {
+  return {(mid << 1) | (left >> 31), mid, (mid >> 1) | (right << 31)};
+}
+
+__host__ __device__ __forceinline__ std::uint32_t majority(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  return (a & b) | (c & (a ^ b));
+}
 
 // One Zhang-Suen sub-iteration (0 or 1) for the 32 pixels of centre.mid, bit-sliced: each
 // bit of every value below is the same quantity for another pixel. A foreground pixel is
 // deleted when its neighbours P2..P9 have exactly one 0->1 transition in cyclic order
-// (A = 1), between 2 and 6 of them are foreground (at least two set and at least two
-// clear), and P2.P4.P6 = P4.P6.P8 = 0 (sub-iteration 0) or P2.P4.P8 = P2.P6.P8 = 0 (1).
+// (A = 1), between 2 and 6 of them are foreground (B), and P2.P4.P6 = P4.P6.P8 = 0
+// (sub-iteration 0) or P2.P4.P8 = P2.P6.P8 = 0 (1).
+//
+// Counted cheaply: with t_k = p_k ^ p_k+1 the transitions (either way) of the cycle p0..p7,
+// A is half their number T. Full adders over t0..t2 and t3..t5 give sums that telescope to
+// p0^p3 and p3^p6, and adding those to t6 leaves a sum of p0^p7 = t7, so T = 2 (c1 + c2 +
+// c3 + t7) for the three carries, and A = 1 when exactly one of those four is set. Then the
+// neighbours form one run of foreground and one of background, and 2 <= B <= 6 says that
+// neither run is a single pixel: that no two transitions are adjacent.
 template <int Sub>
-__host__ __device__ __forceinline__ std::uint32_t zhang_suen_word(const Row& above, const Row& centre,
-                                                                  const Row& below) {
+__host__ __device__ __forceinline__ std::uint32_t zhang_suen_word(const Shifted& above, const Shifted& centre,
+                                                                  const Shifted& below) {
   // P2..P9 in the paper's order: N, NE, E, SE, S, SW, W, NW.
-  const std::uint32_t p[8] = {above.mid, east(above), east(centre), east(below),
-                              below.mid, west(below), west(centre), west(above)};
-  std::uint32_t rise1 = 0;   // at least one 0->1 transition
-  std::uint32_t rise2 = 0;   // at least two
-  std::uint32_t set1 = 0;    // at least one foreground neighbour
-  std::uint32_t set2 = 0;    // at least two
-  std::uint32_t clear1 = 0;  // at least one background neighbour
-  std::uint32_t clear2 = 0;  // at least two
-  for (int k = 0; k < 8; ++k) {  // a constant trip count: fully unrolled, p stays in registers
-    const std::uint32_t rise = ~p[k] & p[(k + 1) % 8];
-    rise2 |= rise1 & rise;
-    rise1 |= rise;
-    set2 |= set1 & p[k];
-    set1 |= p[k];
-    clear2 |= clear1 & ~p[k];
-    clear1 |= ~p[k];
-  }
-  const std::uint32_t p2 = p[0];
-  const std::uint32_t p4 = p[2];
-  const std::uint32_t p6 = p[4];
-  const std::uint32_t p8 = p[6];
+  const std::uint32_t p0 = above.mid;
+  const std::uint32_t p1 = above.east;
+  const std::uint32_t p2 = centre.east;
+  const std::uint32_t p3 = below.east;
+  const std::uint32_t p4 = below.mid;
+  const std::uint32_t p5 = below.west;
+  const std::uint32_t p6 = centre.west;
+  const std::uint32_t p7 = above.west;
+  const std::uint32_t t0 = p0 ^ p1;
+  const std::uint32_t t1 = p1 ^ p2;
+  const std::uint32_t t2 = p2 ^ p3;
+  const std::uint32_t t3 = p3 ^ p4;
+  const std::uint32_t t4 = p4 ^ p5;
+  const std::uint32_t t5 = p5 ^ p6;
+  const std::uint32_t t6 = p6 ^ p7;
+  const std::uint32_t t7 = p7 ^ p0;
+  const std::uint32_t c1 = majority(t0, t1, t2);
+  const std::uint32_t c2 = majority(t3, t4, t5);
+  const std::uint32_t c3 = majority(p0 ^ p3, p3 ^ p6, t6);
+  // Exactly one of c1, c2, c3, t7: at most one of the carries, and it or t7.
+  const std::uint32_t one_rise = ~majority(c1, c2, c3) & (c1 ^ c2 ^ c3 ^ t7);
+  const std::uint32_t adjacent =
+      (t0 & t1) | (t1 & t2) | (t2 & t3) | (t3 & t4) | (t4 & t5) | (t5 & t6) | (t6 & t7) | (t7 & t0);
   std::uint32_t blocked = 0;
   if constexpr (Sub == 0)
-    blocked = p4 & p6 & (p2 | p8);
+    blocked = p2 & p4 & (p0 | p6);
   else
-    blocked = p2 & p8 & (p4 | p6);
-  const std::uint32_t deleted = centre.mid & rise1 & ~rise2 & set2 & clear2 & ~blocked;
-  return centre.mid & ~deleted;
+    blocked = p0 & p6 & (p2 | p4);
+  return centre.mid & ~(one_rise & ~adjacent & ~blocked);
 }
 
-// `word` with its neighbours from the adjacent lanes. The warp's end lanes have no
-// neighbour there; 0 stands in (only halo results depend on it, see the top).
-__device__ __forceinline__ Row with_neighbours(std::uint32_t word, int lane) {
-  const std::uint32_t left = __shfl_up_sync(kAllLanes, word, 1);
-  const std::uint32_t right = __shfl_down_sync(kAllLanes, word, 1);
-  return {lane == 0 ? 0U : left, word, lane == 31 ? 0U : right};
+// Binarizing and packing, and unpacking, go by groups of 32 words of a row, one per warp,
+// with lane l on pixel l of every 32: each load or store instruction then covers 32
+// consecutive pixels, and a ballot (or a shuffle) turns pixels into words (or back).
+struct WordGroup {
+  int y;
+  int first_word;
+};
+
+__device__ __forceinline__ WordGroup word_group(const Params& p, int group) {
+  const int groups_per_row = (p.words_per_row + 31) / 32;
+  return {group / groups_per_row, group % groups_per_row * 32};
 }
 
-// Both sub-iterations of a pass for the word whose rows -2..+2 are raw[0..4]. Every lane of
-// the warp must call it (shuffles).
-__device__ __forceinline__ std::uint32_t pass_word(const std::uint32_t (&raw)[5], int lane) {
-  Row r[5];
+// Lane l gets word first_word + l of row y (0 past the row): 1 where value > threshold.
+__device__ __forceinline__ std::uint32_t pack_group(const Params& p, WordGroup g, int threshold, int lane) {
+  const std::uint8_t* row = p.src + g.y * p.src_pitch;
+  std::uint32_t mine = 0;
 #pragma unroll
-  for (int d = 0; d < 5; ++d) r[d] = with_neighbours(raw[d], lane);
-  const std::uint32_t up = zhang_suen_word<0>(r[0], r[1], r[2]);
-  const std::uint32_t mid = zhang_suen_word<0>(r[1], r[2], r[3]);
-  const std::uint32_t down = zhang_suen_word<0>(r[2], r[3], r[4]);
-  return zhang_suen_word<1>(with_neighbours(up, lane), with_neighbours(mid, lane), with_neighbours(down, lane));
-}
-
-// `count` (>= 1) pixels from `pixels` into the low bits of a word: 1 where value > threshold.
-__device__ __forceinline__ std::uint32_t pack_word(const std::uint8_t* pixels, int count, int threshold) {
-  std::uint32_t word = 0;
-  if (count >= 32) {
-#pragma unroll
-    for (int b = 0; b < 32; ++b) word |= static_cast<std::uint32_t>(static_cast<int>(pixels[b]) > threshold) << b;
-  } else {
-    for (int b = 0; b < count; ++b) word |= static_cast<std::uint32_t>(static_cast<int>(pixels[b]) > threshold) << b;
+  for (int b = 0; b < 32; ++b) {
+    const int x = 32 * (g.first_word + b) + lane;
+    const std::uint32_t word = __ballot_sync(kAllLanes, x < p.width && static_cast<int>(row[x]) > threshold);
+    if (lane == b) mine = word;
   }
-  return word;
+  return mine;
 }
 
-// The low `count` (>= 1) bits of `word` as 0/255 pixels.
-__device__ __forceinline__ void unpack_word(std::uint32_t word, std::uint8_t* pixels, int count) {
-  if (count >= 32) {
+// Writes the words that lanes hold (lane l: word first_word + l of row y) as 0/255 pixels.
+__device__ __forceinline__ void unpack_group(const Params& p, WordGroup g, std::uint32_t mine, int lane) {
+  std::uint8_t* row = p.dst + g.y * p.dst_pitch;
 #pragma unroll
-    for (int b = 0; b < 32; ++b) pixels[b] = ((word >> b) & 1U) != 0 ? 255 : 0;
-  } else {
-    for (int b = 0; b < count; ++b) pixels[b] = ((word >> b) & 1U) != 0 ? 255 : 0;
+  for (int b = 0; b < 32; ++b) {
+    const std::uint32_t word = __shfl_sync(kAllLanes, mine, b);
+    const int x = 32 * (g.first_word + b) + lane;
+    if (x < p.width) row[x] = ((word >> lane) & 1U) != 0 ? 255 : 0;
   }
 }
 
-// Launched cooperatively with every block resident: binarize and pack, then passes until
-// one changes nothing (each ending in a grid barrier that also publishes its flag), then
-// unpack. The buffers change between barriers, so they are read with __ldcg (L2, never a
-// possibly stale L1 line) and never through the read-only path.
+// Where a thread is in the block's copy of a tile: rows [segment * Q, segment * Q + Q) of
+// one column.
+struct Strip {
+  int column;         // 0 .. tile_words + 1; the own columns are 1 .. tile_words
+  int columns;        // tile_words + 2
+  int segment;
+  int segments;
+  bool active;        // segment < segments: whole warps are, or are not
+  unsigned own_rows;  // bit i: row i of the run is an own word of the tile (own column too)
+};
+
+__device__ Strip strip_of_thread(const Tiling& t, int rows_per_thread) {
+  Strip s{};
+  s.columns = t.tile_words + 2;
+  s.column = static_cast<int>(threadIdx.x) % s.columns;
+  s.segment = static_cast<int>(threadIdx.x) / s.columns;
+  s.segments = t.segments;
+  s.active = s.segment < t.segments;
+  const int halo = 2 * t.passes_per_round;
+  if (s.column >= 1 && s.column <= t.tile_words)
+    for (int i = 0; i < rows_per_thread; ++i) {
+      const int row = s.segment * rows_per_thread + i;
+      if (row >= halo && row < halo + t.tile_rows) s.own_rows |= 1U << i;
+    }
+  return s;
+}
+
+// `word` with its pixels' left and right neighbours, from the lanes holding the adjacent
+// columns; the copy's end columns have none (0 stands in). Every lane of the warp must call it.
+__device__ __forceinline__ Shifted with_neighbours(std::uint32_t word, const Strip& s) {
+  const std::uint32_t left = __shfl_up_sync(kAllLanes, word, 1, s.columns);
+  const std::uint32_t right = __shfl_down_sync(kAllLanes, word, 1, s.columns);
+  return shifted(s.column == 0 ? 0U : left, word, s.column == s.columns - 1 ? 0U : right);
+}
+
+// Sub-iteration Sub on the block's copy of a tile, the run `v` of this thread included;
+// whether it deleted a pixel of this thread's own words. `edges` (one per kind of
+// sub-iteration, so that a thread can write the next one's while others still read this
+// one's) passes the first and last row of every run to the runs above and below. Every
+// thread of the block must call it.
+template <int Sub, int Q>
+__device__ bool sub_iteration(std::uint32_t (&v)[Q], const Strip& s, std::uint32_t (&edges)[2][kThreads]) {
+  const int thread = static_cast<int>(threadIdx.x);
+  if (s.active) {
+    edges[0][thread] = v[0];
+    edges[1][thread] = v[Q - 1];
+  }
+  __syncthreads();
+  if (!s.active) return false;
+  // The rows just above and below the run; the copy's top and bottom rows have none.
+  const std::uint32_t above = s.segment > 0 ? edges[1][thread - s.columns] : 0U;
+  const std::uint32_t below = s.segment + 1 < s.segments ? edges[0][thread + s.columns] : 0U;
+  Shifted rows[Q + 2];
+  rows[0] = with_neighbours(above, s);
+#pragma unroll
+  for (int i = 0; i < Q; ++i) rows[i + 1] = with_neighbours(v[i], s);
+  rows[Q + 1] = with_neighbours(below, s);
+  std::uint32_t deleted = 0;
+#pragma unroll
+  for (int i = 0; i < Q; ++i) {
+    const std::uint32_t word = zhang_suen_word<Sub>(rows[i], rows[i + 1], rows[i + 2]);
+    // Deletions only clear bits, so a word changed iff it differs.
+    if (((s.own_rows >> i) & 1U) != 0) deleted |= word ^ v[i];
+    v[i] = word;
+  }
+  return deleted != 0;
+}
+
+// One round on one tile: loads it with its halo from `in`, runs the K passes, and writes
+// its own words to `out`. Returns a mask with bit k set when pass k of the round deleted a
+// pixel of this thread's own words. Every thread of the block must call it.
+template <int Q>
+__device__ unsigned run_tile(const Params& p, int tile, const std::uint32_t* in, std::uint32_t* out, const Strip& s,
+                             std::uint32_t (&edges)[2][2][kThreads]) {
+  const Tiling& t = p.tiling;
+  // The image word column of this thread, and the image row of its first word.
+  const int x = tile % t.tiles_across * t.tile_words - 1 + s.column;
+  const int y_first = tile / t.tiles_across * t.tile_rows - 2 * t.passes_per_round + s.segment * Q;
+  std::uint32_t v[Q];
+#pragma unroll
+  for (int i = 0; i < Q; ++i) {
+    const int y = y_first + i;
+    const bool inside = s.active && y >= 0 && y < p.height && x >= 0 && x < p.words_per_row;
+    v[i] = inside ? __ldcg(in + static_cast<std::ptrdiff_t>(y) * p.words_per_row + x) : 0U;
+  }
+
+  unsigned changed = 0;
+  for (int pass = 0; pass < t.passes_per_round; ++pass) {
+    const bool first = sub_iteration<0>(v, s, edges[0]);
+    const bool second = sub_iteration<1>(v, s, edges[1]);
+    changed |= static_cast<unsigned>(first || second) << pass;
+  }
+
+#pragma unroll
+  for (int i = 0; i < Q; ++i) {
+    const int y = y_first + i;
+    if (((s.own_rows >> i) & 1U) != 0 && y < p.height && x < p.words_per_row)
+      out[static_cast<std::ptrdiff_t>(y) * p.words_per_row + x] = v[i];
+  }
+  return changed;
+}
+
+// Launched cooperatively with every block resident: binarize and pack, then rounds until
+// one ends with a pass that changed nothing (each ending in a grid barrier), then unpack.
+// The buffers change between barriers, so they are read with __ldcg (L2, never a possibly
+// stale L1 line) and never through the read-only path.
+template <int Q>
 __global__ void __launch_bounds__(kThreads, 1) thinning_kernel(const Params p) {
+  __shared__ std::uint32_t s_edges[2][2][kThreads];
+  __shared__ unsigned s_changed;
   const cg::grid_group grid = cg::this_grid();
-  __shared__ std::uint32_t s_changed;
-
-  const int stride = p.stride;
-  const int thread = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
+  const Tiling& t = p.tiling;
+  const int thread = static_cast<int>(threadIdx.x);
+  const int global_thread = static_cast<int>(blockIdx.x) * kThreads + thread;
   const int threads = static_cast<int>(gridDim.x) * kThreads;
+  const Strip strip = strip_of_thread(t, Q);
+  if (thread == 0) s_changed = 0;
 
-  // Binarize and pack into both buffers, guards included: the passes never write guard
-  // rows, so they must start 0 in the buffer the first pass writes too. src is read only
-  // here and dst written only after the last barrier, so they may be the same plane.
+  // Binarize and pack. src is read only here and dst written only after the last barrier,
+  // so they may be the same plane. The trip counts depend only on the warp (ballots).
   const int threshold = p.threshold_ptr != nullptr ? *p.threshold_ptr : p.threshold;
-  const int buffer_words = (p.height + 2 * kGuardRows) * stride;
-  for (int i = thread; i < buffer_words; i += threads) {
-    const int y = i / stride - kGuardRows;
-    const int c = i % stride - 1;
-    std::uint32_t word = 0;
-    if (y >= 0 && y < p.height && c >= 0)
-      word = pack_word(p.src + y * p.src_pitch + 32 * c, p.width - 32 * c, threshold);
-    p.buffer0[i] = word;
-    p.buffer1[i] = word;
+  const int lane = thread % 32;
+  const int warp = global_thread / 32;
+  const int warps = threads / 32;
+  const int groups = p.height * ((p.words_per_row + 31) / 32);
+  for (int group = warp; group < groups; group += warps) {
+    const WordGroup g = word_group(p, group);
+    const std::uint32_t word = pack_group(p, g, threshold, lane);
+    if (g.first_word + lane < p.words_per_row) p.buffer0[g.y * p.words_per_row + g.first_word + lane] = word;
   }
-  if (thread == 0) {
-    p.flags[0] = 0;
-    p.flags[1] = 0;
-    p.flags[2] = 0;
-  }
+  if (global_thread == 0) *p.last_change = -1;
   grid.sync();
 
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const bool owner_lane = lane >= 1 && lane <= kOwnedPerWarp;
-  const int items = p.height * stride;  // the image rows' words, guard words included
-  const int chunks = (items + kOwnedPerWarp - 1) / kOwnedPerWarp;
-  // Chunk k goes to block k % gridDim.x, so that every SM gets an equal share. The trip
-  // count depends only on the warp, so whole warps run the shuffles together.
-  const int first_chunk = static_cast<int>(threadIdx.x / 32 * gridDim.x + blockIdx.x);
-  const int chunk_step = static_cast<int>(gridDim.x) * kWarpsPerBlock;
-
-  int pass = 0;
-  for (;; ++pass) {
-    const std::uint32_t* in = (pass & 1) != 0 ? p.buffer1 : p.buffer0;
-    std::uint32_t* out = (pass & 1) != 0 ? p.buffer0 : p.buffer1;
-    // Flag k % 3 is cleared in pass k - 1, set in pass k and read after pass k's barrier;
-    // everyone has read it before pass k + 1's barrier, and pass k + 2 clears it again.
-    if (thread == 0) p.flags[(pass + 1) % 3] = 0;
-
-    bool changed = false;
-    for (int chunk = first_chunk; chunk < chunks; chunk += chunk_step) {
-      // Lane l holds item 30 chunk + l - 1; items outside the image rows read as 0, which
-      // is what the guard words there hold (and only halo lanes get them).
-      const int item = chunk * kOwnedPerWarp + lane - 1;
-      const bool inside = item >= 0 && item < items;
-      const int i = kGuardRows * stride + item;
-      std::uint32_t raw[5] = {0, 0, 0, 0, 0};
-      if (inside) {
-#pragma unroll
-        for (int d = 0; d < 5; ++d) raw[d] = __ldcg(in + i + (d - 2) * stride);
-      }
-      // A chunk whose whole neighbourhood is background stays background: skip the work.
-      std::uint32_t result = raw[2];
-      if (__any_sync(kAllLanes, (raw[0] | raw[1] | raw[2] | raw[3] | raw[4]) != 0)) result = pass_word(raw, lane);
-      if (inside && owner_lane) {
-        out[i] = result;
-        // Deletions only clear bits, so the pass changed this word iff it differs.
-        changed = changed || result != raw[2];
-      }
-    }
-
-    // One flag update per block; the barrier's release/acquire publishes it.
-    if (__syncthreads_or(changed) != 0 && threadIdx.x == 0) atomicOr(p.flags + pass % 3, 1U);
-    grid.sync();
-    if (threadIdx.x == 0) s_changed = __ldcg(p.flags + pass % 3);
+  const int k = t.passes_per_round;
+  int round = 0;
+  int last_change = -1;
+  for (;; ++round) {
+    const std::uint32_t* in = (round & 1) != 0 ? p.buffer1 : p.buffer0;
+    std::uint32_t* out = (round & 1) != 0 ? p.buffer0 : p.buffer1;
+    unsigned changed = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < t.tiles; tile += static_cast<int>(gridDim.x))
+      changed |= run_tile<Q>(p, tile, in, out, strip, s_edges);
+    // One atomic per block; the barrier's release/acquire publishes it.
+    changed = __reduce_or_sync(kAllLanes, changed);
+    if (lane == 0 && changed != 0) atomicOr(&s_changed, changed);
     __syncthreads();
-    if (s_changed == 0) break;  // the same value in every block: all leave together
+    if (thread == 0) {
+      const unsigned mask = s_changed;
+      s_changed = 0;  // every atomicOr of the next round comes after the grid barrier
+      if (mask != 0) atomicMax(p.last_change, round * k + 31 - __clz(static_cast<int>(mask)));
+    }
+    grid.sync();
+    // Only later rounds raise it, and only when this one did not converge, so every
+    // thread decides alike.
+    last_change = __ldcg(p.last_change);
+    if (last_change < round * k + k - 1) break;
   }
 
-  // The last pass changed nothing, so its input and output buffers hold the same image.
-  const std::uint32_t* image = (pass & 1) != 0 ? p.buffer0 : p.buffer1;
-  if (thread == 0 && p.passes != nullptr) *p.passes = pass + 1;
-  const int data_words = p.height * p.words_per_row;
-  for (int j = thread; j < data_words; j += threads) {
-    const int y = j / p.words_per_row;
-    const int c = j % p.words_per_row;
-    const std::uint32_t word = __ldcg(image + (y + kGuardRows) * stride + c + 1);
-    unpack_word(word, p.dst + y * p.dst_pitch + 32 * c, p.width - 32 * c);
+  // The round's output is the converged image.
+  const std::uint32_t* image = (round & 1) != 0 ? p.buffer0 : p.buffer1;
+  if (global_thread == 0 && p.passes != nullptr) *p.passes = last_change + 2;
+  for (int group = warp; group < groups; group += warps) {
+    const WordGroup g = word_group(p, group);
+    const bool inside = g.first_word + lane < p.words_per_row;
+    unpack_group(p, g, inside ? __ldcg(image + g.y * p.words_per_row + g.first_word + lane) : 0U, lane);
   }
 }
 
-// Blocks of thinning_kernel that can be resident at once on the current device (the most a
-// cooperative launch may have). Cached per device: the pipeline calls this every frame.
-int resident_blocks() {
+// The kernel for each Q of kRowsPerThread, in that order.
+using Kernel = void (*)(Params);
+constexpr std::array<Kernel, 3> kKernels = {thinning_kernel<4>, thinning_kernel<8>, thinning_kernel<16>};
+static_assert(kRowsPerThread == std::array<int, 3>{4, 8, 16});
+
+// Multiprocessors of the current device, after checking that it can launch cooperative
+// kernels. Cached per device: the pipeline calls this every frame.
+int multiprocessors() {
   int device = 0;
   FP_CUDA_CHECK(cudaGetDevice(&device));
   static std::array<std::atomic<int>, 64> cache{};  // 0: not known yet
@@ -288,14 +472,16 @@ int resident_blocks() {
   FP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   if (cooperative == 0)
     throw std::runtime_error("thinning: cuda:" + std::to_string(device) + " cannot launch cooperative kernels");
-  int multiprocessors = 0;
-  FP_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  int per_multiprocessor = 0;
-  FP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, thinning_kernel, kThreads, 0));
-  const int blocks = per_multiprocessor * multiprocessors;
-  if (blocks < 1) throw std::runtime_error("thinning_kernel: no block fits on cuda:" + std::to_string(device));
-  if (cacheable) cache[static_cast<std::size_t>(device)].store(blocks, std::memory_order_relaxed);
-  return blocks;
+  int count = 0;
+  FP_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  for (const Kernel kernel : kKernels) {
+    int per_multiprocessor = 0;
+    FP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, 0));
+    if (per_multiprocessor < 1 || count < 1)
+      throw std::runtime_error("thinning_kernel: no block fits on cuda:" + std::to_string(device));
+  }
+  if (cacheable) cache[static_cast<std::size_t>(device)].store(count, std::memory_order_relaxed);
+  return count;
 }
 
 void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int threshold, void* workspace,
@@ -311,7 +497,13 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   const int width = empty ? 0 : src.width;
   const int height = empty ? 0 : src.height;
   const Geometry g = geometry_for(width, height);
-  auto* words = reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(workspace) + kFlagBytes);
+  auto* words = reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(workspace) + kCounterBytes);
+
+  // One block per multiprocessor (no more than there are tiles).
+  const int sms = multiprocessors();
+  const Tiling tiling = choose_tiling(g.words_per_row, height, sms);
+  const int blocks = std::max(1, std::min(sms, tiling.tiles));
+  const auto q = std::find(kRowsPerThread.begin(), kRowsPerThread.end(), tiling.rows_per_thread);
 
   Params params{};
   params.src = src.data;
@@ -321,17 +513,13 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   params.width = width;
   params.height = height;
   params.words_per_row = g.words_per_row;
-  params.stride = g.stride;
   params.threshold_ptr = threshold_ptr;
   params.threshold = threshold;
-  params.flags = static_cast<std::uint32_t*>(workspace);
+  params.last_change = static_cast<int*>(workspace);
   params.buffer0 = words;
   params.buffer1 = words + g.buffer_words;
   params.passes = passes;
-
-  // No more blocks than chunks (tiny images), never more than can be resident.
-  const long long chunks = (static_cast<long long>(height) * g.stride + kOwnedPerWarp - 1) / kOwnedPerWarp;
-  const int blocks = static_cast<int>(std::max(1LL, std::min<long long>(resident_blocks(), chunks)));
+  params.tiling = tiling;
 
   cudaLaunchAttribute cooperative{};
   cooperative.id = cudaLaunchAttributeCooperative;
@@ -343,7 +531,8 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   config.stream = stream;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  const cudaError_t status = cudaLaunchKernelEx(&config, thinning_kernel, params);
+  const cudaError_t status =
+      cudaLaunchKernelEx(&config, kKernels[static_cast<std::size_t>(q - kRowsPerThread.begin())], params);
   check_launch("thinning_kernel");  // also clears the error state
   check(status, "thinning_kernel");
 }
@@ -351,7 +540,7 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
 }  // namespace
 
 std::size_t thinning_workspace_bytes(int width, int height) {
-  return kFlagBytes + 2 * geometry_for(width, height).buffer_words * sizeof(std::uint32_t);
+  return kCounterBytes + 2 * geometry_for(width, height).buffer_words * sizeof(std::uint32_t);
 }
 
 void thinning(ConstImageU8 src, ImageU8 dst, int threshold, void* workspace, cudaStream_t stream, int* passes) {

@@ -1,8 +1,9 @@
 // cuda::thinning against cpu::thinning: the same pixels, bit for bit, and the same number
 // of passes (cpu::zhang_suen's return value), on random images at several thresholds,
 // shapes, extreme thresholds, the Otsu threshold read from device memory, planes with
-// unaligned odd pitches, in place, a reused workspace, and a 1920x1080 frame like the
-// default pipeline's (noise and shapes, mean_smooth r=2, Otsu).
+// unaligned odd pitches, in place, a reused workspace, a 1920x1080 frame like the
+// default pipeline's (noise and shapes, mean_smooth r=2, Otsu), frames of hundreds of
+// passes, and frames large enough that a block thins several tiles.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -347,6 +349,30 @@ TEST(CudaThinning, PassCountIsZhangSuensReturnValue) {
   Options options;
   options.threshold_on_device = true;
   EXPECT_EQ(gpu_thinning(src, 128, options).passes, want);
+}
+
+TEST(CudaThinning, ManyPassFramesMatchCpu) {
+  FP_REQUIRE_GPU();
+  // Large filled shapes thin one layer per pass: hundreds of passes, so many rounds of
+  // several passes each, and the pass that converges falls anywhere in a round.
+  std::uint32_t seed = 101;
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1920, 1080}, {1001, 999}, {333, 517}})
+    for (const Shape shape : {Shape::kAllForeground, Shape::kDisc, Shape::kRing, Shape::kUnion}) {
+      SCOPED_TRACE("shape " + std::to_string(static_cast<int>(shape)));
+      expect_matches_cpu(shape_image(w, h, shape, seed++), 128);
+    }
+}
+
+TEST(CudaThinning, FramesOfSeveralTilesPerBlockMatchCpu) {
+  FP_REQUIRE_GPU();
+  // Too large for one tile per block even with 132 multiprocessors. Skipped for
+  // compute-sanitizer (FRAMEPIPE_SMALL_SIZES), which would take too long at this size.
+  if (std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr) GTEST_SKIP() << "large frames";
+  const HostImageU8 frame = pipeline_like_frame(4096, 4096, 111);
+  expect_matches_cpu(frame, otsu_of(frame));
+  HostImageU8 smoothed(5000, 3000);
+  cpu::mean_smooth(random_image(5000, 3000, 112).view(), smoothed.view(), 4);
+  expect_matches_cpu(smoothed, otsu_of(smoothed));
 }
 
 TEST(CudaThinning, InPlace) {
