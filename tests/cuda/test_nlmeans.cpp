@@ -304,7 +304,9 @@ TEST(NlmeansCuda, HugeHGivesTheWindowMean) {
 TEST(NlmeansCuda, ConstantImageStaysConstant) {
   FP_REQUIRE_GPU();
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1, 1}, {33, 17}, large(1920, 1080)})
-    for (const int value : {0, 93, 255})
+    // One value in the small mode (the sanitizer runs): the values exercise arithmetic, not
+    // memory accesses, and racecheck makes each call slow.
+    for (const int value : small_sizes() ? std::vector<int>{93} : std::vector<int>{0, 93, 255})
       for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{3, 15, 51}, NlmeansParams{10, 1, 1}}) {
         const HostImageU8 src(width, height, 0, static_cast<std::uint8_t>(value));
         const HostImageF32 unrounded = gpu_unrounded(src, p);
