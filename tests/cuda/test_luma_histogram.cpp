@@ -224,6 +224,31 @@ TEST(LumaStatsCuda, TwoStreamsConcurrently) {
   }
 }
 
+// The workspace is only promised to be 4-byte aligned: at any such offset into an allocation
+// it works, for calls in a row that reuse it (each leaves it cleared for the next).
+TEST(LumaStatsCuda, WorkspaceNeedsOnlyFourByteAlignment) {
+  FP_REQUIRE_GPU();
+  const HostImageU8 random = test::random_image(1920, 1080, 91);
+  const HostImageU8 flat = filled(333, 777, 42);
+  const auto device_random = test::to_device(random);
+  const auto device_flat = test::to_device(flat);
+  const std::size_t bytes = luma_stats_workspace_bytes(1920, 1080);
+  constexpr std::size_t kCalls = 4;
+  for (std::size_t offset : {std::size_t{4}, std::size_t{8}, std::size_t{12}}) {
+    DeviceArray<unsigned char> memory(bytes + offset);
+    void* ws = memory.get() + offset;
+    init_luma_stats_workspace(ws, bytes, nullptr);
+    DeviceArray<LumaStatsDevice> out(kCalls);
+    for (std::size_t k = 0; k < kCalls; ++k)
+      luma_stats((k % 2 == 0 ? device_random : device_flat).view(), out.get() + k, ws, bytes, nullptr);
+    std::vector<LumaStatsDevice> got(kCalls);
+    FP_CUDA_CHECK(cudaMemcpy(got.data(), out.get(), kCalls * sizeof(LumaStatsDevice), cudaMemcpyDeviceToHost));
+    for (std::size_t k = 0; k < kCalls; ++k)
+      expect_matches_cpu(got[k], k % 2 == 0 ? random : flat,
+                         "offset " + std::to_string(offset) + " call " + std::to_string(k));
+  }
+}
+
 // The mean is computed with the CPU's one division, so it is not just close but the same double.
 TEST(LumaStatsCuda, MeanIsBitIdenticalToCpu) {
   FP_REQUIRE_GPU();
