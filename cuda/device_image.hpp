@@ -52,23 +52,42 @@ class DeviceImage {
   std::ptrdiff_t pitch_ = 0;
 };
 
-// A plain device array (workspaces, results).
-template <class T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count > 0) FP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+// Where a CudaArray lives: device memory, or page-locked host memory (the target of
+// asynchronous device-to-host copies that the host reads once its stream passed an event).
+struct DeviceMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    FP_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
   }
-  ~DeviceArray() { cudaFree(data_); }
-  DeviceArray(DeviceArray&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
+  static void release(void* p) { cudaFree(p); }
+};
+struct PinnedMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    FP_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    return p;
+  }
+  static void release(void* p) { cudaFreeHost(p); }
+};
+
+// A plain owning array (workspaces, results) in the memory that `Memory` allocates.
+template <class T, class Memory>
+class CudaArray {
+ public:
+  CudaArray() = default;
+  explicit CudaArray(std::size_t count) : count_(count) {
+    if (count > 0) data_ = static_cast<T*>(Memory::allocate(count * sizeof(T)));
+  }
+  ~CudaArray() { Memory::release(data_); }
+  CudaArray(CudaArray&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  CudaArray& operator=(CudaArray&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(count_, o.count_);
     return *this;
   }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
+  CudaArray(const CudaArray&) = delete;
+  CudaArray& operator=(const CudaArray&) = delete;
   T* get() const { return data_; }
   std::size_t size() const { return count_; }
 
@@ -77,31 +96,10 @@ class DeviceArray {
   std::size_t count_ = 0;
 };
 
-// A plain array in page-locked host memory: the target of asynchronous device-to-host
-// copies (results that the host reads once the stream has passed an event).
 template <class T>
-class PinnedArray {
- public:
-  PinnedArray() = default;
-  explicit PinnedArray(std::size_t count) : count_(count) {
-    if (count > 0) FP_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-  }
-  ~PinnedArray() { cudaFreeHost(data_); }
-  PinnedArray(PinnedArray&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedArray& operator=(PinnedArray&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
-  T* get() const { return data_; }
-  std::size_t size() const { return count_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
-};
+using DeviceArray = CudaArray<T, DeviceMemory>;
+template <class T>
+using PinnedArray = CudaArray<T, PinnedMemory>;
 
 template <class T>
 void upload(ImageView<const T> host, ImageView<T> device, cudaStream_t stream) {

@@ -22,7 +22,8 @@ namespace {
 
 class CudaFrameSlots final : public FrameSlots {
  public:
-  CudaFrameSlots(int ordinal, int slots, int nodes) : ordinal_(ordinal) {
+  CudaFrameSlots(int ordinal, int slots, int nodes)
+      : device_memory_(cuda::device_plane_memory(ordinal)), pinned_memory_(cuda::pinned_plane_memory()) {
     if (slots < 1) throw std::invalid_argument("CudaFrameSlots: at least one slot");
     FP_CUDA_CHECK(cudaSetDevice(ordinal));
     for (int s = 0; s < slots; ++s) {
@@ -44,7 +45,7 @@ class CudaFrameSlots final : public FrameSlots {
 
   Frame to_device(const Frame& frame, int slot) override {
     if (frame.location == MemoryLocation::Device) return frame;
-    Frame out = pool(device_pools_, frame, cuda::device_plane_memory(ordinal_)).acquire();
+    Frame out = pool(device_pools_, frame, device_memory_).acquire();
     out.copy_timing_from(frame);
     copy_planes(frame, out, cudaMemcpyHostToDevice, slot);
     return out;
@@ -52,7 +53,7 @@ class CudaFrameSlots final : public FrameSlots {
 
   Frame to_host(const Frame& frame, int slot) override {
     if (frame.location == MemoryLocation::Host) return frame;
-    Frame out = pool(pinned_pools_, frame, cuda::pinned_plane_memory()).acquire();
+    Frame out = pool(pinned_pools_, frame, pinned_memory_).acquire();
     out.copy_timing_from(frame);
     copy_planes(frame, out, cudaMemcpyDeviceToHost, slot);
     return out;
@@ -64,13 +65,10 @@ class CudaFrameSlots final : public FrameSlots {
   void submit(int slot) override {
     auto& s = *slots_[slot];
     s.done.record(s.stream.get());
-    s.submitted = true;
   }
 
   void wait(int slot, std::vector<double>& stage_ms) override {
     auto& s = *slots_[slot];
-    if (!s.submitted) return;
-    s.submitted = false;
     FP_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
     for (std::size_t node = 0; node < s.stage_events.size(); ++node) {
       auto& timing = s.stage_events[node];
@@ -91,14 +89,13 @@ class CudaFrameSlots final : public FrameSlots {
     cuda::Event done;
     FrameContext context;
     std::vector<StageEvents> stage_events;
-    bool submitted = false;
   };
   using Pools = std::map<std::pair<int, int>, std::unique_ptr<FramePool>>;
 
   // Frames of several sizes may cross (two sources, say): one pool per size.
-  static FramePool& pool(Pools& pools, const Frame& like, PlaneMemory memory) {
+  static FramePool& pool(Pools& pools, const Frame& like, const PlaneMemory& memory) {
     auto& p = pools[{like.width, like.height}];
-    if (!p) p = std::make_unique<FramePool>(like.width, like.height, std::move(memory));
+    if (!p) p = std::make_unique<FramePool>(like.width, like.height, memory);
     return *p;
   }
 
@@ -118,7 +115,8 @@ class CudaFrameSlots final : public FrameSlots {
     if (!begin) timing.recorded = true;
   }
 
-  int ordinal_;
+  PlaneMemory device_memory_;
+  PlaneMemory pinned_memory_;
   // Declared before the slots so that they are destroyed after them: the destructor's
   // stream synchronization must come before the pools free their buffers.
   Pools device_pools_;

@@ -16,16 +16,27 @@ namespace fp {
 
 namespace {
 
-cpu::FusionRule parse_rule(const std::string& rule) {
-  if (rule == "average") return cpu::FusionRule::Average;
-  if (rule == "max_abs") return cpu::FusionRule::MaxAbs;
-  return cpu::FusionRule::MaxEnergy;
+// cpu::FusionParams or cuda::FusionParams (the same fields; cuda/ does not include cpu/
+// headers) from the stage's parameters, once when the stage is made.
+template <class Params>
+Params fusion_params(const StageParams& params) {
+  Params p;
+  p.levels = static_cast<int>(params.integer("levels"));
+  const auto& rule = params.text("rule");
+  using Rule = decltype(p.rule);
+  p.rule = rule == "average" ? Rule::Average : rule == "max_abs" ? Rule::MaxAbs : Rule::MaxEnergy;
+  for (double g : params.list("gain")) p.gain.push_back(static_cast<float>(g));
+  return p;
 }
 
 class PyramidFusionStage final : public LumaPlaneStage {
  public:
-  PyramidFusionStage(cpu::FusionParams params, StageContext context)
-      : LumaPlaneStage(std::move(context)), params_(std::move(params)) {}
+  PyramidFusionStage(const StageParams& params, StageContext context)
+      : LumaPlaneStage(std::move(context)), params_(fusion_params<cpu::FusionParams>(params)) {
+#ifdef FRAMEPIPE_WITH_CUDA
+    cuda_params_ = fusion_params<cuda::FusionParams>(params);
+#endif
+  }
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
     if (inputs[0].width != inputs[1].width || inputs[0].height != inputs[1].height)
@@ -48,8 +59,7 @@ class PyramidFusionStage final : public LumaPlaneStage {
     Frame out = output_like(inputs[0]);
 #ifdef FRAMEPIPE_WITH_CUDA
     if (on_cuda()) {
-      cuda::FusionParams p{.levels = params_.levels, .rule = to_cuda(params_.rule), .gain = params_.gain};
-      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), p,
+      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), cuda_params_,
                            workspaces_[frame_context.slot].get(), workspace_bytes_, frame_context.stream);
       return out;
     }
@@ -61,14 +71,7 @@ class PyramidFusionStage final : public LumaPlaneStage {
 
  private:
 #ifdef FRAMEPIPE_WITH_CUDA
-  static cuda::FusionRule to_cuda(cpu::FusionRule rule) {
-    switch (rule) {
-      case cpu::FusionRule::Average: return cuda::FusionRule::Average;
-      case cpu::FusionRule::MaxAbs: return cuda::FusionRule::MaxAbs;
-      case cpu::FusionRule::MaxEnergy: return cuda::FusionRule::MaxEnergy;
-    }
-    return cuda::FusionRule::MaxEnergy;
-  }
+  cuda::FusionParams cuda_params_;
   std::size_t workspace_bytes_ = 0;
   std::vector<cuda::DeviceArray<std::uint8_t>> workspaces_;
 #endif
@@ -103,11 +106,7 @@ StageSpec pyramid_fusion_stage_spec() {
     return issues;
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
-    cpu::FusionParams p;
-    p.levels = static_cast<int>(params.integer("levels"));
-    p.rule = parse_rule(params.text("rule"));
-    for (double g : params.list("gain")) p.gain.push_back(static_cast<float>(g));
-    return std::make_unique<PyramidFusionStage>(std::move(p), context);
+    return std::make_unique<PyramidFusionStage>(params, context);
   };
   return spec;
 }

@@ -22,6 +22,18 @@ namespace {
 
 constexpr int kOtsu = -1;
 
+// Sets every sample of a plane where it lives (device memory: on the legacy stream).
+void fill_plane(const Plane& plane, MemoryLocation location, std::uint8_t value) {
+#ifdef FRAMEPIPE_WITH_CUDA
+  if (location == MemoryLocation::Device) {
+    FP_CUDA_CHECK(cudaMemset2D(plane.data, plane.pitch, value, plane.width, plane.height));
+    return;
+  }
+#endif
+  (void)location;
+  for (int y = 0; y < plane.height; ++y) std::memset(plane.view().row(y), value, plane.width);
+}
+
 class ThinningStage final : public LumaPlaneStage {
  public:
   ThinningStage(int threshold, StageContext context) : LumaPlaneStage(std::move(context)), threshold_(threshold) {}
@@ -32,13 +44,8 @@ class ThinningStage final : public LumaPlaneStage {
     FramePool chroma_pool(info.width, info.height, plane_memory_for(context().device));
     Frame gray = chroma_pool.acquire();
     for (int p = 1; p < 3; ++p) {
-      auto& plane = gray.planes[p];
-#ifdef FRAMEPIPE_WITH_CUDA
-      if (on_cuda()) FP_CUDA_CHECK(cudaMemset2D(plane.data, plane.pitch, 128, plane.width, plane.height));
-#endif
-      if (!on_cuda())
-        for (int y = 0; y < plane.height; ++y) std::memset(plane.view().row(y), 128, plane.width);
-      neutral_chroma_[p - 1] = plane;
+      fill_plane(gray.planes[p], gray.location, 128);
+      neutral_chroma_[p - 1] = gray.planes[p];
     }
 #ifdef FRAMEPIPE_WITH_CUDA
     if (on_cuda()) {
