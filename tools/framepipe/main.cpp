@@ -24,7 +24,7 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
   cmd.add_option("--set", overrides.sets, "Set a stage parameter: ID.PARAM=VALUE (repeatable)")
       ->type_name("ID.PARAM=VALUE")
       ->allow_extra_args(false);
-  cmd.add_option("--device", overrides.device, "Run on cpu or cuda:N (overrides the file's device)");
+  cmd.add_option("--device", overrides.device, "Run on auto (the first GPU, else the CPU), cpu, cuda or cuda:N (overrides the file's device)");
 }
 
 }  // namespace
