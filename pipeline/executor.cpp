@@ -7,12 +7,15 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "pipeline/bounded_queue.hpp"
 #include "pipeline/frame_slots.hpp"
 #include "pipeline/graph.hpp"
+#include "pipeline/pacer.hpp"
 #include "pipeline/progress.hpp"
 
 namespace fp {
@@ -41,14 +44,23 @@ struct Node {
   StageRole role() const { return graph->spec->role; }
 };
 
-// The graph's work for the frame in one slot, kept until the slot is complete: the frames
-// hold their buffers (which the device may still be using) and the sinks' host copies
-// wait there until the downloads are done.
+// The graph's work for the frame in one slot. Every frame that work reads or writes is
+// owned here until retire() has waited for the slot: the sources' host frames (on CUDA their
+// upload may still be pending: released early, a decoder would reuse the buffer and the
+// device would copy a mix of two frames), every node's output (device buffers the kernels
+// use) and the sinks' host copies (downloads in flight).
 struct SlotWork {
   bool pending = false;
+  std::vector<Frame> sources;                        // the frames the sources delivered, by node index
   std::vector<Frame> frames;                         // every node's output, by node index
   std::vector<std::pair<int, Frame>> deliveries;     // (sink node, host frame)
   std::chrono::steady_clock::time_point arrival{};   // the frame's, for latency without sinks
+
+  void release() {
+    sources.clear();
+    frames.clear();
+    deliveries.clear();
+  }
 };
 
 class Run {
@@ -75,6 +87,11 @@ class Run {
     }
   }
 
+  // Whatever path led here, the device finishes with every buffer before any is released.
+  ~Run() { slots_->wait_idle(); }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
   RunStats execute() {
     const auto start = Clock::now();
     try {
@@ -84,7 +101,7 @@ class Run {
       throw;
     }
     start_threads();
-    process_frames();
+    if (!error_pending()) process_frames();
     stop_sources();
     for (auto& n : nodes_)
       if (n.role() == StageRole::Sink) n.queue->close();  // end of stream: sinks drain and stop
@@ -129,19 +146,31 @@ class Run {
     return infos;
   }
 
+  // Every queue exists before any thread starts. A thread that cannot start (std::thread
+  // throws std::system_error) fails the run like any other error: the threads already
+  // running are stopped and joined, and the outputs finalized.
   void start_threads() {
+    for (auto& n : nodes_)
+      if (n.role() != StageRole::Process) n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
     for (auto& n : nodes_) {
       if (n.role() == StageRole::Process) continue;
-      n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
-      if (n.role() == StageRole::Source)
-        threads_.emplace_back([this, &n] { source_loop(n); });
-      else
-        threads_.emplace_back([this, &n] { sink_loop(n); });
+      try {
+        if (options_.hooks.before_thread_start) options_.hooks.before_thread_start(n.timing.id);
+        if (n.role() == StageRole::Source)
+          threads_.emplace_back([this, &n] { source_loop(n); });
+        else
+          threads_.emplace_back([this, &n] { sink_loop(n); });
+      } catch (const std::exception& e) {
+        fail(std::make_exception_ptr(
+            std::runtime_error(fmt::format("{}: cannot start its thread: {}", n.timing.id, e.what()))));
+        return;
+      }
     }
   }
 
   void source_loop(Node& n) {
     try {
+      Pacer pacer(n.info);
       for (std::int64_t count = 0; !stopping_; ++count) {
         if (options_.max_frames >= 0 && count >= options_.max_frames) break;
         const auto t0 = Clock::now();
@@ -150,6 +179,7 @@ class Run {
         if (!frame) break;
         ++n.timing.frames;
         frame->sequence = count;
+        if (options_.realtime && !pacer.wait_until_due(*frame, stopping_)) break;
         frame->arrival = Clock::now();
         if (!n.queue->push(std::move(*frame))) break;
       }
@@ -193,9 +223,8 @@ class Run {
       while (next_inputs(sources)) {
         const int slot = static_cast<int>(submitted % slot_count);
         retire(slot, progress);
-        enqueue(slot, sources);
+        enqueue(slot, std::exchange(sources, std::vector<Frame>(nodes_.size())));
         ++submitted;
-        for (auto& f : sources) f = Frame{};
       }
     } catch (...) {
       fail(std::current_exception());
@@ -210,17 +239,21 @@ class Run {
     progress.finish();
   }
 
-  void enqueue(int slot, const std::vector<Frame>& sources) {
+  // Enqueues the graph on the sources' frames in `slot`, which takes ownership of them.
+  void enqueue(int slot, std::vector<Frame> sources) {
     auto& work = slot_work_[static_cast<std::size_t>(slot)];
     auto& context = slots_->context(slot);
+    work.release();
+    work.sources = std::move(sources);
     work.frames.assign(nodes_.size(), Frame{});
-    work.deliveries.clear();
+    const auto& sources_of = work.sources;
     try {
       for (int i : graph_.topological_order()) {
         Node& n = nodes_[i];
         if (n.role() == StageRole::Source) {
-          work.frames[i] = slots_->to_device(sources[i], slot);
-          work.arrival = sources[i].arrival;
+          if (options_.hooks.before_upload) options_.hooks.before_upload(context);
+          work.frames[i] = slots_->to_device(sources_of[i], slot);
+          work.arrival = sources_of[i].arrival;
         } else if (n.role() == StageRole::Process) {
           std::vector<Frame> inputs;
           for (int in : n.graph->inputs) inputs.push_back(work.frames[in]);
@@ -231,7 +264,7 @@ class Run {
         } else {
           // A sink fed straight by a source takes the decoded host frame: no round trip.
           const int in = n.graph->inputs[0];
-          const Frame& frame = nodes_[in].role() == StageRole::Source ? sources[in] : work.frames[in];
+          const Frame& frame = nodes_[in].role() == StageRole::Source ? sources_of[in] : work.frames[in];
           work.deliveries.emplace_back(i, slots_->to_host(frame, slot));
         }
       }
@@ -244,7 +277,7 @@ class Run {
         slots_->wait(slot, ignored);
       } catch (...) {
       }
-      work = SlotWork{};
+      work.release();
       throw;
     }
     slots_->submit(slot);
@@ -258,8 +291,12 @@ class Run {
     work.pending = false;
     std::vector<double> stage_ms(nodes_.size());
     slots_->wait(slot, stage_ms);
-    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].timing.total_ms += stage_ms[i];
-    work.frames.clear();  // the device is done with them: back to their pools
+    // Only the processing stages' times come from the slots; sources and sinks time
+    // themselves on their own threads, which own their timing.
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].role() == StageRole::Process) nodes_[i].timing.total_ms += stage_ms[i];
+    work.sources.clear();  // the device is done with them: back to their pools
+    work.frames.clear();
     slots_->context(slot).run_completions();
     for (auto& [sink, frame] : work.deliveries)
       if (!nodes_[sink].queue->push(std::move(frame))) throw_pending_error();

@@ -31,6 +31,7 @@ class HostFrameSlots final : public FrameSlots {
       ms_[i] = 0;
     }
   }
+  void wait_idle() noexcept override {}
 
  private:
   using Clock = std::chrono::steady_clock;

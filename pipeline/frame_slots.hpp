@@ -40,6 +40,9 @@ class FrameSlots {
   // Blocks until the slot's submitted work is complete, then adds each bracketed stage's
   // milliseconds to stage_ms[node].
   virtual void wait(int slot, std::vector<double>& stage_ms) = 0;
+  // Blocks until nothing enqueued on any slot is still running (errors are ignored: this is
+  // for tear-down, before buffers that the device may use are released).
+  virtual void wait_idle() noexcept = 0;
 };
 
 // `slots` frames in flight on `device` (the CPU always uses one); `nodes` is the number of

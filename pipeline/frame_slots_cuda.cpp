@@ -35,10 +35,8 @@ class CudaFrameSlots final : public FrameSlots {
     }
   }
 
-  ~CudaFrameSlots() override {
-    // Nothing may still read or write the pools' buffers when they are freed.
-    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
-  }
+  // Nothing may still read or write the pools' buffers when they are freed.
+  ~CudaFrameSlots() override { wait_idle(); }
 
   int count() const override { return static_cast<int>(slots_.size()); }
   FrameContext& context(int slot) override { return slots_[slot]->context; }
@@ -57,6 +55,10 @@ class CudaFrameSlots final : public FrameSlots {
     out.copy_timing_from(frame);
     copy_planes(frame, out, cudaMemcpyDeviceToHost, slot);
     return out;
+  }
+
+  void wait_idle() noexcept override {
+    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
   }
 
   void begin_stage(int slot, int node) override { record(slot, node, true); }

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 #include "media/frame_source.hpp"
 #include "pipeline/config_loader.hpp"
@@ -126,6 +128,58 @@ stages:
   const auto written = frames_in(dir_ / "out.y4m");
   EXPECT_GT(written, 0);
   EXPECT_LT(written, 200);
+}
+
+// A thread that cannot start (std::thread throws std::system_error when the system has none
+// left) fails the run with an error naming the stage, after the threads that did start are
+// stopped and every opened output is finalized: no hang, no std::terminate.
+TEST_F(ExecutorTest, AThreadThatCannotStartFailsTheRunCleanly) {
+  RunOptions options;
+  options.hooks.before_thread_start = [](const std::string& stage) {
+    if (stage == "second") throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+  };
+  try {
+    run(R"(input: testsrc://32x32@10?frames=0
+stages:
+  - {id: first, type: encode, output: DIR/first.mkv}
+  - {id: second, type: encode, output: DIR/second.y4m}
+)",
+        options);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("second"), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot start"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "first.mkv"));
+  EXPECT_TRUE(fs::exists(dir_ / "second.y4m"));
+}
+
+// --realtime releases frames at the source's frame rate: 10 frames at 50 fps take at least
+// the 9 frame intervals between the first and the last.
+TEST_F(ExecutorTest, RealtimePacesTheSourceAtItsFrameRate) {
+  RunOptions options;
+  options.realtime = true;
+  const auto stats = run("input: testsrc://32x32@50?frames=10\nstages:\n  - {type: encode, output: DIR/out.y4m}\n", options);
+  EXPECT_EQ(stats.frames, 10);
+  EXPECT_GE(stats.wall_seconds, 9.0 / 50.0);
+}
+
+// A stop request while a paced source waits for its next frame (1 fps) ends the run at once.
+TEST_F(ExecutorTest, StopRequestEndsARealtimeWait) {
+  std::atomic<bool> stop{false};
+  RunOptions options;
+  options.realtime = true;
+  options.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const auto stats = run("input: testsrc://32x32@1?frames=0\nstages:\n  - {type: encode, output: DIR/out.y4m}\n", options);
+  stopper.join();
+  EXPECT_TRUE(stats.interrupted);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.5);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ struct RunArguments {
   std::int64_t frames = -1;
   std::string stats_json;
   bool quiet = false;
+  bool realtime = false;
 };
 
 int run_command(const RunArguments& args);

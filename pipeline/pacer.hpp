@@ -1,0 +1,36 @@
+// Paces a file or test source at its frame rate (`--realtime`), as a camera would deliver
+// it: frame n is released when its presentation time, counted from the first frame, has
+// come. A source that falls behind is not made to catch up in a burst (the pace restarts
+// from the late frame), and the wait ends early when the run is stopping.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "core/frame.hpp"
+#include "media/video_info.hpp"
+
+namespace fp {
+
+class Pacer {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Pacer(const VideoInfo& info) : info_(info) {}
+
+  // Blocks until `frame` is due; returns false when `stop` was set while waiting.
+  bool wait_until_due(const Frame& frame, const std::atomic<bool>& stop);
+
+ private:
+  // Seconds from the first frame to `frame`, from its pts (or its sequence and the nominal
+  // frame rate when it has none).
+  double offset_seconds(const Frame& frame) const;
+
+  VideoInfo info_;
+  bool started_ = false;
+  Clock::time_point origin_{};
+  double origin_offset_ = 0;
+};
+
+}  // namespace fp
