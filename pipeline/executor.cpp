@@ -35,7 +35,7 @@ struct Node {
   VideoInfo info;
   StageTiming timing;
   std::unique_ptr<BoundedQueue<Frame>> queue;  // sources: decoded frames; sinks: frames to encode
-  std::vector<double> latency_ms;              // sinks: per frame written
+  LatencyHistogram latency_ms;                 // sinks: per frame written (this sink's thread alone)
   bool opened = false;                         // sinks: open() succeeded
 
   SourceStage& source() { return static_cast<SourceStage&>(*stage); }
@@ -200,7 +200,7 @@ class Run {
         n.sink().write(frame);
         n.timing.total_ms += ms_since(t0);
         ++n.timing.frames;
-        n.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - frame.arrival).count());
+        n.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - frame.arrival).count());
         frame = Frame{};  // return the buffers to their pools now, not at the next frame
       }
     } catch (...) {
@@ -303,7 +303,7 @@ class Run {
     work.deliveries.clear();
     ++stats_.frames;
     if (!has_sinks())
-      stats_.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
+      stats_.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
     progress.update(stats_.frames);
   }
 
@@ -389,7 +389,7 @@ class Run {
   void collect_stats() {
     for (auto& n : nodes_) {
       stats_.stages.push_back(n.timing);
-      stats_.latency_ms.insert(stats_.latency_ms.end(), n.latency_ms.begin(), n.latency_ms.end());
+      stats_.latency_ms.merge(n.latency_ms);
     }
   }
 

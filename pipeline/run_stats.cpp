@@ -2,23 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace fp {
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
-  const auto index = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
-  return values[index];
-}
 
 std::string stats_to_json(const RunStats& stats) {
   nlohmann::ordered_json doc;
@@ -28,7 +18,9 @@ std::string stats_to_json(const RunStats& stats) {
   doc["wall_seconds"] = stats.wall_seconds;
   doc["fps"] = stats.fps();
   doc["interrupted"] = stats.interrupted;
-  doc["latency_ms"] = {{"p50", percentile(stats.latency_ms, 50)}, {"p99", percentile(stats.latency_ms, 99)}};
+  const auto& latency = stats.latency_ms;
+  doc["latency_ms"] = {{"frames", latency.count()},  {"p50", latency.percentile(50)}, {"p95", latency.percentile(95)},
+                       {"p99", latency.percentile(99)}, {"max", latency.max()}};
   auto& stages = doc["stages"] = nlohmann::ordered_json::array();
   for (const auto& s : stats.stages) {
     nlohmann::ordered_json stage = {{"id", s.id}, {"type", s.type}};
@@ -62,9 +54,9 @@ std::string stats_summary(const RunStats& stats) {
                                                     : std::string();
     text += fmt::format("  {:<16} {:<15} {:>7} {:>10.3f}  {}\n", s.id, s.type, s.frames, s.mean_ms(), detail);
   }
-  if (!stats.latency_ms.empty())
-    text += fmt::format("  latency p50 {:.1f} ms, p99 {:.1f} ms\n", percentile(stats.latency_ms, 50),
-                        percentile(stats.latency_ms, 99));
+  if (const auto& latency = stats.latency_ms; latency.count() > 0)
+    text += fmt::format("  latency p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n", latency.percentile(50),
+                        latency.percentile(95), latency.percentile(99), latency.max());
   return text;
 }
 

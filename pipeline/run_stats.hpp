@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/latency_histogram.hpp"
+
 namespace fp {
 
 struct StageTiming {
@@ -25,14 +27,11 @@ struct RunStats {
   double wall_seconds = 0;
   bool interrupted = false;  // stopped early by Ctrl-C
   std::vector<StageTiming> stages;  // in the pipeline's order, sources and sinks included
-  std::vector<double> latency_ms;   // per frame, arrival at the source -> written by the last sink
+  LatencyHistogram latency_ms;      // per frame, arrival at the source -> written by each sink
   std::vector<std::string> outputs;  // files written
 
   double fps() const { return wall_seconds > 0 ? static_cast<double>(frames) / wall_seconds : 0.0; }
 };
-
-// p in [0, 100]; nearest-rank percentile of the values (0 when empty).
-double percentile(std::vector<double> values, double p);
 
 std::string stats_to_json(const RunStats& stats);  // pretty-printed JSON document
 void write_stats_json(const RunStats& stats, const std::string& path);  // throws on failure

@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
 # Verifies framepipe on a GPU machine (the project's H100, through the device tool):
-# configure with CUDA on, build, run every test (GPU tests included), run the GPU tests
-# under compute-sanitizer memcheck and racecheck, and show the devices the CLI sees.
+# configure with CUDA on, build, run every test (GPU tests included), run the GPU tests and
+# a multi-slot GPU pipeline under compute-sanitizer memcheck, racecheck and synccheck, run
+# the default pipeline for its throughput, and the benchmark. Exits non-zero when the build,
+# any test, any sanitizer, any pipeline run or the benchmark fails.
+#
 # Needs .gpudeps/ (../shared/tools/build-gpu-deps) carried along. Logs go to build-gpu/logs,
 # the main ones are copied to $OUT when it is set (the device tool returns at most 8 files),
 # and a summary goes to stdout. The device copy has no .git: pass the commit as
 # FRAMEPIPE_COMMIT=$(git describe --always --dirty) in the command.
+#
+# Environment: STEPS (default "tests sanitizers pipelines bench": any subset, so that a long
+# check can be split over several calls of one warm machine), SANITIZER_TOOLS (default
+# "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process).
+# Extra arguments go to ctest (e.g. -R GpuExecutor).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 logs=$root/build-gpu/logs
+steps=" ${STEPS:-tests sanitizers pipelines bench} "
+tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck}
+status=0
+failed() {  # what
+  echo "FAILED: $1"
+  status=1
+}
 # On every exit: the logs worth reading, as few files as the device tool takes back.
 keep_logs() {
   [ -n "${OUT:-}" ] || return 0
   cat "$logs"/pipeline-*.log >"$logs/pipelines.log" 2>/dev/null
-  for f in ctest.log sanitizer-memcheck.log sanitizer-racecheck.log pipelines.log pipeline-1920x1080.json bench.json \
-    bench.txt; do
+  cat "$logs"/sanitizer-*.log >"$logs/sanitizers.log" 2>/dev/null
+  for f in ctest.log sanitizers.log pipelines.log pipeline-1920x1080.json bench.json bench.txt; do
     [ -f "$logs/$f" ] && cp "$logs/$f" "$OUT/"
   done
   return 0
@@ -37,62 +52,88 @@ if ! cmake --build build-gpu -j"$(nproc)" >"$logs/build.log" 2>&1; then
 fi
 echo "build: ok"
 
-(cd build-gpu && ctest --output-on-failure -j8 "$@") >"$logs/ctest.log" 2>&1
-echo "ctest: exit $?"
-grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
+if [[ $steps == *" tests "* ]]; then
+  (cd build-gpu && ctest --output-on-failure -j8 "$@") >"$logs/ctest.log" 2>&1
+  rc=$?
+  echo "ctest: exit $rc"
+  grep -E 'tests passed|tests failed|Failed|\*\*\*' "$logs/ctest.log" | tail -20
+  [ $rc -eq 0 ] || failed "ctest"
+fi
 
 # Sanitizers on small sizes (FRAMEPIPE_SMALL_SIZES), one process per test so that they run
 # SANITIZER_JOBS at a time (racecheck is hundreds of times slower than the kernels), each
-# bounded by SANITIZER_TIMEOUT (a timeout shows as exit 124 and fails the check).
-status=0
-sanitizer_dir=build-gpu/sanitizer
-rm -rf "$sanitizer_dir"; mkdir -p "$sanitizer_dir"
-FRAMEPIPE_SMALL_SIZES=1 build-gpu/bin/test_cuda --gtest_list_tests \
-  --gtest_filter='CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:-*1080p*:*4K*:*3840*' |
-  awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' >"$sanitizer_dir/tests"
-sanitize_one() {  # tool test
-  local log="$sanitizer_dir/$1-$(echo "$2" | tr '/' '_').log"
-  FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$1" --error-exitcode 3 \
-    build-gpu/bin/test_cuda --gtest_filter="$2" >"$log" 2>&1
-  local rc=$?
-  # A test of host code alone (argument checks) launches nothing for the tool to watch.
-  grep -q "terminated before first instrumented API call" "$log" && rc=host-only
-  echo "$rc $1 $2" >>"$sanitizer_dir/results"
-}
-export -f sanitize_one; export sanitizer_dir
-for tool in memcheck racecheck; do
-  xargs -P "${SANITIZER_JOBS:-12}" -I{} bash -c "sanitize_one $tool {}" <"$sanitizer_dir/tests"
-  cat "$sanitizer_dir"/"$tool"-*.log >"$logs/sanitizer-$tool.log"
-  total=$(grep -c " $tool " "$sanitizer_dir/results")
-  clean=$(grep -c "^0 $tool " "$sanitizer_dir/results")
-  host_only=$(grep -c "^host-only $tool " "$sanitizer_dir/results")
-  echo "compute-sanitizer $tool: $clean of $total tests clean, $host_only launch nothing;" \
-    "$(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$sanitizer_dir"/"$tool"-*.log | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
-  grep -vE "^(0|host-only) " "$sanitizer_dir/results" | grep " $tool " | sed 's/^/  not clean (exit, tool, test): /'
-  [ $((clean + host_only)) = "$total" ] || status=1
-done
+# bounded by SANITIZER_TIMEOUT (a timeout shows as exit 124 and fails the check). The kernel
+# tests and the GPU executor's tests (several slots against the CPU) are both covered.
+if [[ $steps == *" sanitizers "* ]]; then
+  sanitizer_dir=build-gpu/sanitizer
+  rm -rf "$sanitizer_dir"; mkdir -p "$sanitizer_dir"
+  list_tests() {  # binary filter
+    FRAMEPIPE_SMALL_SIZES=1 "build-gpu/bin/$1" --gtest_list_tests --gtest_filter="$2" |
+      awk -v bin="$1" '/^[^ ]/ { suite = $1 } /^  / { print bin, suite $1 }'
+  }
+  {
+    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:-*1080p*:*4K*:*3840*'
+    list_tests test_gpu_executor '*'
+  } >"$sanitizer_dir/tests"
+  sanitize_one() {  # tool binary test
+    local log
+    log="$sanitizer_dir/$1-$2-$(echo "$3" | tr '/' '_').log"
+    FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$1" --error-exitcode 3 \
+      "build-gpu/bin/$2" --gtest_filter="$3" >"$log" 2>&1
+    local rc=$?
+    # A test of host code alone (argument checks) launches nothing for the tool to watch.
+    grep -q "terminated before first instrumented API call" "$log" && rc=host-only
+    # A test that skipped itself ran nothing either; say so rather than count it clean.
+    grep -q "\[  SKIPPED \]" "$log" && rc=skipped
+    echo "$rc $1 $2 $3" >>"$sanitizer_dir/results"
+  }
+  export -f sanitize_one; export sanitizer_dir
+  for tool in $tools; do
+    awk -v tool="$tool" '{ print tool, $1, $2 }' "$sanitizer_dir/tests" |
+      xargs -P "${SANITIZER_JOBS:-12}" -L1 bash -c 'sanitize_one "$0" "$1" "$2"'
+    cat "$sanitizer_dir"/"$tool"-*.log >"$logs/sanitizer-$tool.log"
+    total=$(grep -c " $tool " "$sanitizer_dir/results")
+    clean=$(grep -c "^0 $tool " "$sanitizer_dir/results")
+    host_only=$(grep -c "^host-only $tool " "$sanitizer_dir/results")
+    echo "compute-sanitizer $tool: $clean of $total tests clean, $host_only launch nothing;" \
+      "$(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$sanitizer_dir"/"$tool"-*.log | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    grep -vE "^(0|host-only) " "$sanitizer_dir/results" | grep " $tool " | sed 's/^/  not clean (exit, tool, binary, test): /'
+    [ $((clean + host_only)) = "$total" ] || failed "compute-sanitizer $tool on the GPU tests"
+  done
 
-# The GPU executor itself: the default pipeline (all seven stages, two frames in flight)
-# under both sanitizers on a small input, then at 1080p for its throughput.
-run_dir=build-gpu/pipeline-run
-mkdir -p "$run_dir"
-for tool in memcheck racecheck; do
-  (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-    ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q -i 'testsrc://161x97@25?noise=20&frames=6') \
-    >"$logs/pipeline-$tool.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer $tool pipeline: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-$tool.log" | tail -1)"
-  [ $rc -eq 0 ] || status=1
-done
-for size in 640x360 1920x1080; do
-  (cd "$run_dir" && ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q \
-    -i "testsrc://$size@30?noise=20&frames=240" --stats-json "$logs/pipeline-$size.json") >"$logs/pipeline-$size.log" 2>&1
-  echo "pipeline $size: exit $? $(tr -d '\n ' <"$logs/pipeline-$size.json" 2>/dev/null | grep -oE '"fps":[0-9.]+')"
-done
-build-gpu/bin/framepipe --version
-if [ "${BENCH:-1}" = 1 ]; then
-  build-gpu/bin/framepipe bench --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
-  echo "bench: exit $?"
-  cat "$logs/bench.txt"
+  # The GPU executor itself: the default pipeline (all seven stages) with three frames in
+  # flight on a small input, under every tool.
+  run_dir=build-gpu/pipeline-run
+  mkdir -p "$run_dir"
+  for tool in $tools; do
+    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 3 -q \
+      -i 'testsrc://161x97@25?noise=20&frames=8') >"$logs/pipeline-$tool.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool pipeline (3 slots): exit $rc;" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-$tool.log" | tail -1)"
+    [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the pipeline"
+  done
 fi
+
+if [[ $steps == *" pipelines "* ]]; then
+  run_dir=build-gpu/pipeline-run
+  mkdir -p "$run_dir"
+  for size in 640x360 1920x1080; do
+    (cd "$run_dir" && ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q \
+      -i "testsrc://$size@30?noise=20&frames=240" --stats-json "$logs/pipeline-$size.json") >"$logs/pipeline-$size.log" 2>&1
+    rc=$?
+    echo "pipeline $size: exit $rc $(tr -d '\n ' <"$logs/pipeline-$size.json" 2>/dev/null | grep -oE '"fps":[0-9.]+')"
+    [ $rc -eq 0 ] || failed "pipeline $size"
+  done
+fi
+build-gpu/bin/framepipe --version
+if [[ $steps == *" bench "* ]]; then
+  build-gpu/bin/framepipe bench --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
+  rc=$?
+  echo "bench: exit $rc"
+  cat "$logs/bench.txt"
+  [ $rc -eq 0 ] || failed "bench"
+fi
+echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

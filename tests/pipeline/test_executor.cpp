@@ -58,7 +58,7 @@ stages:
   for (const auto& stage : stats.stages) EXPECT_EQ(stage.frames, 5) << stage.id;
   EXPECT_EQ(stats.stages[0].decoder, "testsrc");
   EXPECT_EQ(stats.stages[3].encoder, "rawvideo (y4m)");
-  EXPECT_EQ(stats.latency_ms.size(), 5u);
+  EXPECT_EQ(stats.latency_ms.count(), 5);
   EXPECT_EQ(frames_in(dir_ / "out.y4m"), 5);
   EXPECT_FALSE(stats.interrupted);
 }

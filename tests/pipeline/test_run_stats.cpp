@@ -7,15 +7,40 @@
 namespace fp {
 namespace {
 
-TEST(RunStats, PercentileIsNearestRank) {
-  EXPECT_EQ(percentile({}, 50), 0.0);
-  EXPECT_EQ(percentile({7}, 99), 7.0);
-  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 50), 3.0);
-  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 0), 1.0);
-  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 100), 5.0);
-  std::vector<double> hundred;
-  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
-  EXPECT_EQ(percentile(hundred, 99), 99.0);
+TEST(LatencyHistogram, PercentilesAreNearestRankWithinOnePercent) {
+  LatencyHistogram empty;
+  EXPECT_EQ(empty.percentile(50), 0.0);
+  EXPECT_EQ(empty.max(), 0.0);
+  LatencyHistogram one;
+  one.add(7);
+  EXPECT_EQ(one.percentile(99), 7.0);  // clamped to [min, max]: exact
+  LatencyHistogram five;
+  for (double v : {5, 1, 4, 2, 3}) five.add(v);
+  EXPECT_NEAR(five.percentile(50), 3.0, 0.03);
+  EXPECT_EQ(five.percentile(0), 1.0);
+  EXPECT_EQ(five.percentile(100), 5.0);
+  EXPECT_EQ(five.min(), 1.0);
+  EXPECT_EQ(five.max(), 5.0);
+  LatencyHistogram hundred;
+  for (int i = 1; i <= 100; ++i) hundred.add(i);
+  EXPECT_NEAR(hundred.percentile(99), 99.0, 0.99);
+  EXPECT_NEAR(hundred.percentile(95), 95.0, 0.95);
+  EXPECT_EQ(hundred.count(), 100);
+}
+
+TEST(LatencyHistogram, SpansMicrosecondsToHoursAndMerges) {
+  LatencyHistogram a;
+  LatencyHistogram b;
+  for (int i = 0; i < 1000; ++i) a.add(0.05);     // 50 µs
+  for (int i = 0; i < 1000; ++i) b.add(3.6e6);    // an hour
+  a.merge(b);
+  EXPECT_EQ(a.count(), 2000);
+  EXPECT_NEAR(a.percentile(25), 0.05, 0.0005);
+  EXPECT_NEAR(a.percentile(75), 3.6e6, 3.6e4);
+  EXPECT_EQ(a.min(), 0.05);
+  EXPECT_EQ(a.max(), 3.6e6);
+  a.add(0.0);  // below the lowest bucket: counted, and the minimum
+  EXPECT_EQ(a.percentile(0), 0.0);
 }
 
 TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
@@ -24,7 +49,7 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   stats.device = "cpu";
   stats.frames = 10;
   stats.wall_seconds = 2.0;
-  stats.latency_ms = {1, 2, 3};
+  for (double v : {1, 2, 3}) stats.latency_ms.add(v);
   StageTiming source{.id = "input", .type = "decode", .decoder = "h264 (software)", .frames = 10, .total_ms = 5};
   StageTiming sink{.id = "out", .type = "encode", .encoder = "libx264", .output = "o.mp4", .frames = 10, .total_ms = 20};
   stats.stages = {source, sink};
@@ -36,7 +61,9 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   EXPECT_EQ(doc["stages"][0]["decoder"], "h264 (software)");
   EXPECT_EQ(doc["stages"][1]["encoder"], "libx264");
   EXPECT_DOUBLE_EQ(doc["stages"][1]["mean_ms"].get<double>(), 2.0);
-  EXPECT_DOUBLE_EQ(doc["latency_ms"]["p50"].get<double>(), 2.0);
+  EXPECT_NEAR(doc["latency_ms"]["p50"].get<double>(), 2.0, 0.02);
+  EXPECT_EQ(doc["latency_ms"]["max"].get<double>(), 3.0);
+  EXPECT_EQ(doc["latency_ms"]["frames"], 3);
   EXPECT_EQ(doc["outputs"][0], "o.mp4");
   EXPECT_NE(stats_summary(stats).find("libx264 -> o.mp4"), std::string::npos);
 }

@@ -18,6 +18,7 @@ struct RunArguments {
   std::string stats_json;
   bool quiet = false;
   bool realtime = false;
+  int slots = 2;
 };
 
 int run_command(const RunArguments& args);

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--frames", run.frames, "Stop after N frames")->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--stats-json", run.stats_json, "Write run statistics (fps, per-stage times, codecs) as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
+  run_cmd->add_option("--slots", run.slots, "Frames in flight on a GPU, each on its own CUDA stream (default 2)")
+      ->check(CLI::Range(1, 16));
   run_cmd->add_flag("--realtime", run.realtime,
                     "Release frames at the input's frame rate, as a camera would (files and testsrc)");
 

@@ -42,6 +42,7 @@ int run_command(const RunArguments& args) {
   RunOptions options;
   options.max_frames = args.frames;
   options.realtime = args.realtime;
+  options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &install_interrupt_handler();
 
