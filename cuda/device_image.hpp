@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/image_view.hpp"
+#include "cuda/allocation.hpp"
 #include "cuda/cuda_check.hpp"
 
 namespace fp::cuda {
@@ -55,20 +56,12 @@ class DeviceImage {
 // Where a CudaArray lives: device memory, or page-locked host memory (the target of
 // asynchronous device-to-host copies that the host reads once its stream passed an event).
 struct DeviceMemory {
-  static void* allocate(std::size_t bytes) {
-    void* p = nullptr;
-    FP_CUDA_CHECK(cudaMalloc(&p, bytes));
-    return p;
-  }
-  static void release(void* p) { cudaFree(p); }
+  static void* allocate(std::size_t bytes) { return allocate_device(bytes); }
+  static void release(void* p) { release_device(p); }
 };
 struct PinnedMemory {
-  static void* allocate(std::size_t bytes) {
-    void* p = nullptr;
-    FP_CUDA_CHECK(cudaMallocHost(&p, bytes));
-    return p;
-  }
-  static void release(void* p) { cudaFreeHost(p); }
+  static void* allocate(std::size_t bytes) { return allocate_pinned(bytes); }
+  static void release(void* p) { release_pinned(p); }
 };
 
 // A plain owning array (workspaces, results) in the memory that `Memory` allocates.
