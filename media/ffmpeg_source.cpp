@@ -19,7 +19,8 @@ namespace {
 
 class FfmpegSource final : public FrameSource {
  public:
-  FfmpegSource(std::string uri, PlaneMemory memory) : uri_(std::move(uri)), memory_(std::move(memory)) {
+  FfmpegSource(std::string uri, PlaneMemory memory, const std::atomic<bool>* stop)
+      : uri_(std::move(uri)), memory_(std::move(memory)), stop_(stop) {
     // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
     ff::OpenedInput opened = ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this});
     format_ = std::move(opened.format);
@@ -36,7 +37,7 @@ class FfmpegSource final : public FrameSource {
 
   std::optional<Frame> read() override {
     while (!finished_) {
-      if (interrupted_.load()) break;
+      if (stop_requested()) break;
       const int ret = avcodec_receive_frame(decoder_.get(), frame_.get());
       if (ret == 0) {
         Frame out = convert();
@@ -52,9 +53,9 @@ class FfmpegSource final : public FrameSource {
   }
 
  private:
-  static int interrupt_callback(void* opaque) {
-    return static_cast<FfmpegSource*>(opaque)->interrupted_.load() ? 1 : 0;
-  }
+  // FFmpeg polls this in every blocking open and read (network waits included).
+  static int interrupt_callback(void* opaque) { return static_cast<FfmpegSource*>(opaque)->stop_requested() ? 1 : 0; }
+  bool stop_requested() const { return interrupted_.load() || (stop_ != nullptr && stop_->load()); }
 
   [[noreturn]] void fail_stream(const std::string& what, int errnum) const {
     ff::fail(uri_, "stream #" + std::to_string(stream_->index) + " (" + avcodec_get_name(stream_->codecpar->codec_id) +
@@ -105,7 +106,7 @@ class FfmpegSource final : public FrameSource {
     for (;;) {
       int ret = av_read_frame(format_.get(), packet_.get());
       if (ret < 0) {
-        if (interrupted_.load()) return;  // read() sees the flag and ends the stream
+        if (stop_requested()) return;  // read() sees the flag and ends the stream
         const bool at_end = ret == AVERROR_EOF || (format_->pb != nullptr && avio_feof(format_->pb));
         if (!at_end) ff::fail(uri_, "read error", ret);
         if (draining_) return;  // the decoder already has the flush; receive gives EOF
@@ -180,12 +181,14 @@ class FfmpegSource final : public FrameSource {
   bool draining_ = false;
   bool finished_ = false;
   std::atomic<bool> interrupted_{false};
+  const std::atomic<bool>* stop_;  // the run's stop request, or null
 };
 
 }  // namespace
 
-std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory) {
-  return std::make_unique<FfmpegSource>(uri, memory);
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
+                                                const std::atomic<bool>* stop) {
+  return std::make_unique<FfmpegSource>(uri, memory, stop);
 }
 
 }  // namespace fp

@@ -7,6 +7,7 @@
 //   rtsp://..., http://..., a file path      anything FFmpeg's demuxers read (mp4, mkv, ts, y4m...)
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,7 +32,9 @@ class FrameSource {
 
 // Opens a source; throws MediaError naming the URI and the reason. Frames are made in
 // `memory` (page-locked memory when they will be uploaded to a GPU, so that the upload is
-// asynchronous).
-std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {});
+// asynchronous). `stop` (may be null) is polled by every blocking open and read: once it is
+// set they give up at once (an open then throws, a read ends the stream).
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {},
+                                         const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fp

@@ -6,10 +6,11 @@
 
 namespace fp {
 
-std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory) {
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory,
+                                         const std::atomic<bool>* stop) {
   if (uri.empty()) throw MediaError("input URI is empty");
   if (is_testsrc_uri(uri)) return open_test_source(uri, memory);
-  return open_ffmpeg_source(uri, memory);
+  return open_ffmpeg_source(uri, memory, stop);
 }
 
 }  // namespace fp

@@ -1,6 +1,7 @@
 // The source implementations behind open_source (private to media/).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -9,6 +10,7 @@
 namespace fp {
 
 std::unique_ptr<FrameSource> open_test_source(const std::string& uri, const PlaneMemory& memory);  // testsrc://
-std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory);  // files, rtsp, v4l2, http
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
+                                                const std::atomic<bool>* stop);  // files, rtsp, v4l2, http
 
 }  // namespace fp

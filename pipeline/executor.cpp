@@ -75,7 +75,7 @@ class Run {
     for (const auto& g : graph_.nodes()) {
       Node node;
       node.graph = &g;
-      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count()});
+      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count(), options.stop});
       node.timing.id = g.stage->id;
       node.timing.type = g.stage->type;
       for (const auto& param : g.spec->params) {
@@ -98,7 +98,13 @@ class Run {
       set_up();
     } catch (...) {
       finalize();
-      throw;
+      // An open that gave up because a stop was requested (a silent server, say) is the
+      // interruption the user asked for, not a failure.
+      if (!stop_requested()) throw;
+      stats_.interrupted = true;
+      stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      collect_stats();
+      return stats_;
     }
     start_threads();
     if (!error_pending()) process_frames();
@@ -314,7 +320,7 @@ class Run {
       if (n.role() != StageRole::Source) continue;
       for (;;) {
         if (error_pending()) return false;
-        if (options_.stop && options_.stop->load()) {
+        if (stop_requested()) {
           stats_.interrupted = true;
           return false;
         }
@@ -362,6 +368,8 @@ class Run {
     if (error_) std::rethrow_exception(error_);
     throw std::runtime_error("a sink stopped unexpectedly");
   }
+
+  bool stop_requested() const { return options_.stop != nullptr && options_.stop->load(); }
 
   bool has_sinks() const {
     for (const auto& n : nodes_)

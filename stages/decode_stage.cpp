@@ -9,11 +9,12 @@ namespace {
 
 class DecodeStage final : public SourceStage {
  public:
-  DecodeStage(std::string uri, Device device) : uri_(std::move(uri)), device_(device) {}
+  DecodeStage(std::string uri, Device device, const std::atomic<bool>* stop)
+      : uri_(std::move(uri)), device_(device), stop_(stop) {}
 
   VideoInfo open() override {
     // Decoded frames go to the GPU next when the pipeline runs there.
-    source_ = open_source(uri_, host_staging_memory_for(device_));
+    source_ = open_source(uri_, host_staging_memory_for(device_), stop_);
     return source_->info();
   }
   std::optional<Frame> read() override { return source_->read(); }
@@ -25,6 +26,7 @@ class DecodeStage final : public SourceStage {
  private:
   std::string uri_;
   Device device_;
+  const std::atomic<bool>* stop_;
   std::unique_ptr<FrameSource> source_;
 };
 
@@ -41,7 +43,7 @@ StageSpec decode_stage_spec() {
       {.name = "uri", .type = ParamType::String, .help = "what to read (the pipeline's top-level `input` sets it)"},
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
-    return std::make_unique<DecodeStage>(params.text("uri"), context.device);
+    return std::make_unique<DecodeStage>(params.text("uri"), context.device, context.stop);
   };
   return spec;
 }

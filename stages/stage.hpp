@@ -3,6 +3,7 @@
 // threads or allocate per frame: the executor owns scheduling and memory.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,6 +34,9 @@ struct StageContext {
   // Frames in flight at once. On CUDA each has its own stream, so a stage keeps one set of
   // per-frame device scratch (workspaces, results) per slot; on the CPU there is one.
   int slots = 1;
+  // The run's stop request (Ctrl-C, SIGTERM), or null. Blocking work outside the executor's
+  // threads — opening a network input on the graph's thread — polls it to give up at once.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // What the executor hands a stage with each frame.

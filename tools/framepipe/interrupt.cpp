@@ -1,5 +1,7 @@
 #include "tools/framepipe/interrupt.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 
 namespace fp::cli {
@@ -8,14 +10,18 @@ namespace {
 std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from a signal handler");
 
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
+// The first signal asks the run to stop (it drains and finalizes its outputs, which takes
+// well under 2 s); a second one means "now": _exit is async-signal-safe and gives the same
+// exit code as an orderly interruption, without running destructors that might wait.
+extern "C" void on_stop_signal(int) {
+  if (g_stop.exchange(true)) _exit(130);
+}
 }  // namespace
 
 const std::atomic<bool>& install_interrupt_handler() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // the second signal is not caught: it ends the process
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   return g_stop;

@@ -1,5 +1,5 @@
 // Ctrl-C (SIGINT) and SIGTERM ask a run to stop: the pipeline drains and finalizes its
-// outputs. A second signal gets the default action (immediate exit).
+// outputs. A second signal ends the process at once with the same exit code (130).
 #pragma once
 
 #include <atomic>
