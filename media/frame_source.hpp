@@ -13,6 +13,7 @@
 
 #include "core/frame.hpp"
 #include "core/frame_pool.hpp"
+#include "media/decode_errors.hpp"
 #include "media/video_info.hpp"
 
 namespace fp {
@@ -27,11 +28,18 @@ class FrameSource {
   virtual std::string decoder_name() const = 0;
   // Asks a blocking read() to give up soon (live sources); safe from another thread.
   virtual void interrupt() {}
+  // Damage found so far (skipped under OnDecodeError::Skip). Call from the reading thread,
+  // or once reading is over.
+  virtual const DecodeErrors& decode_errors() const {
+    static const DecodeErrors none;
+    return none;
+  }
 };
 
 // Opens a source; throws MediaError naming the URI and the reason. Frames are made in
 // `memory` (page-locked memory when they will be uploaded to a GPU, so that the upload is
-// asynchronous).
-std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {});
+// asynchronous). `on_error` says what a damaged packet or frame does (see decode_errors.hpp).
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {},
+                                         OnDecodeError on_error = OnDecodeError::Skip);
 
 }  // namespace fp

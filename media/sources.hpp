@@ -9,6 +9,7 @@
 namespace fp {
 
 std::unique_ptr<FrameSource> open_test_source(const std::string& uri, const PlaneMemory& memory);  // testsrc://
-std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory);  // files, rtsp, v4l2, http
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
+                                                OnDecodeError on_error);  // files, rtsp, v4l2, http
 
 }  // namespace fp
