@@ -6,55 +6,18 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
 
-#include "ffmpeg_writer.hpp"
 #include "media/media_error.hpp"
 #include "media_test_util.hpp"
+#include "test_media_files.hpp"
 
 namespace fp {
 namespace {
 
 using test::ScratchDir;
-
-constexpr int kFps = 25;
-
-std::vector<Frame> test_frames(int width, int height, int count) {
-  return test::read_all("testsrc://" + std::to_string(width) + "x" + std::to_string(height) + "@25?noise=4&frames=" +
-                        std::to_string(count));
-}
-
-std::vector<char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// Keeps the first `fraction` of a file, as a download or a recording cut short would.
-void truncate_file(const std::string& path, double fraction) {
-  const auto size = std::filesystem::file_size(path);
-  std::filesystem::resize_file(path, static_cast<std::uintmax_t>(static_cast<double>(size) * fraction));
-}
-
-// Bit errors in the middle third of a file: `runs` runs of `length` inverted bytes at
-// positions from a fixed seed (transport headers included, as on a real noisy link).
-void damage_middle(const std::string& path, int runs, int length, unsigned seed) {
-  std::vector<char> bytes = read_bytes(path);
-  std::mt19937 random(seed);
-  const std::size_t third = bytes.size() / 3;
-  for (int r = 0; r < runs; ++r) {
-    const std::size_t at = third + random() % (third - static_cast<std::size_t>(length));
-    for (int k = 0; k < length; ++k) bytes[at + static_cast<std::size_t>(k)] ^= static_cast<char>(0xff);
-  }
-  write_bytes(path, bytes);
-}
 
 // What reading a whole source gave: the frames, and the error that ended it ("" if none).
 struct ReadResult {
@@ -89,7 +52,7 @@ ReadResult read_until_error(const std::string& path, OnDecodeError on_error) {
 TEST(BadMedia, EmptyFileNamesTheFile) {
   ScratchDir dir;
   const std::string path = dir.file("empty.mp4");
-  write_bytes(path, {});
+  test::write_bytes(path, {});
   const ReadResult r = read_until_error(path, OnDecodeError::Skip);
   EXPECT_NE(r.error.find(path + ": the file is empty"), std::string::npos) << r.error;
 }
@@ -101,7 +64,7 @@ TEST(BadMedia, RandomBytesAreRefusedNamingTheFile) {
     std::vector<char> bytes(64 * 1024);
     std::mt19937 random(seed);
     for (char& b : bytes) b = static_cast<char>(random());
-    write_bytes(path, bytes);
+    test::write_bytes(path, bytes);
     const ReadResult r = read_until_error(path, OnDecodeError::Skip);
     EXPECT_TRUE(r.frames.empty());
     EXPECT_NE(r.error.find(path + ": "), std::string::npos) << "seed " << seed << ": " << r.error;
@@ -114,8 +77,8 @@ TEST(BadMedia, Mp4CutBeforeItsIndexIsRefusedNamingTheFile) {
   FP_REQUIRE_WRITER(spec);
   ScratchDir dir;
   const std::string path = dir.file("cut.mp4");
-  test::write_video(spec, path, test_frames(160, 120, 30));
-  truncate_file(path, 0.5);
+  test::write_video(spec, path, test::testsrc_frames(160, 120, 30));
+  test::truncate_file(path, 0.5);
   const ReadResult r = read_until_error(path, OnDecodeError::Skip);
   EXPECT_TRUE(r.frames.empty());
   EXPECT_NE(r.error.find(path + ": "), std::string::npos) << r.error;
@@ -129,9 +92,9 @@ TEST(BadMedia, FaststartMp4CutMidFileGivesTheFramesBeforeTheCut) {
   FP_REQUIRE_WRITER(spec);
   ScratchDir dir;
   const std::string path = dir.file("cut.mp4");
-  const std::vector<Frame> sent = test_frames(160, 120, 50);
+  const std::vector<Frame> sent = test::testsrc_frames(160, 120, 50);
   test::write_video(spec, path, sent);
-  truncate_file(path, 0.6);
+  test::truncate_file(path, 0.6);
 
   const ReadResult skip = read_until_error(path, OnDecodeError::Skip);
   EXPECT_EQ(skip.error, "");
@@ -158,9 +121,9 @@ TEST(BadMedia, BitErrorsInTransportStreamAreSkippedAndCounted) {
   FP_REQUIRE_WRITER(spec);
   ScratchDir dir;
   const std::string path = dir.file("noisy.ts");
-  const std::vector<Frame> sent = test_frames(160, 120, 100);
+  const std::vector<Frame> sent = test::testsrc_frames(160, 120, 100);
   test::write_video(spec, path, sent);
-  damage_middle(path, 8, 100, 7);
+  test::damage_middle(path, 8, 100, 7);
 
   const ReadResult skip = read_until_error(path, OnDecodeError::Skip);
   EXPECT_EQ(skip.error, "");
@@ -213,7 +176,7 @@ TEST(BadMedia, GarbagePacketIsDroppedAndDecodingGoesOn) {
   FP_REQUIRE_WRITER(spec);
   ScratchDir dir;
   const std::string path = dir.file("garbage.mkv");
-  const std::vector<Frame> sent = test_frames(160, 120, 60);
+  const std::vector<Frame> sent = test::testsrc_frames(160, 120, 60);
   test::write_video(spec, path, sent);
 
   const ReadResult skip = read_until_error(path, OnDecodeError::Skip);
@@ -246,12 +209,9 @@ TEST(BadMedia, SizeChangeMidStreamStopsAtTheChange) {
   const std::string first = dir.file("first.ts");
   const std::string second = dir.file("second.ts");
   const std::string joined = dir.file("joined.ts");
-  test::write_video(spec, first, test_frames(160, 120, 24));
-  test::write_video(spec, second, test_frames(96, 64, 12));
-  std::vector<char> bytes = read_bytes(first);
-  const std::vector<char> more = read_bytes(second);
-  bytes.insert(bytes.end(), more.begin(), more.end());
-  write_bytes(joined, bytes);
+  test::write_video(spec, first, test::testsrc_frames(160, 120, 24));
+  test::write_video(spec, second, test::testsrc_frames(96, 64, 12));
+  test::concatenate_files(first, second, joined);
 
   for (const OnDecodeError on_error : {OnDecodeError::Skip, OnDecodeError::Stop}) {
     const ReadResult r = read_until_error(joined, on_error);

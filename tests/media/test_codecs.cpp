@@ -6,8 +6,8 @@
 #include <cctype>
 #include <ostream>
 
-#include "ffmpeg_writer.hpp"
 #include "media_test_util.hpp"
+#include "test_media_files.hpp"
 
 extern "C" {
 #include <libavutil/mathematics.h>

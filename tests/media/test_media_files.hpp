@@ -1,15 +1,21 @@
-// Writes test videos with FFmpeg's own encoders and muxers (not framepipe's sink), so that
-// tests can make what the sink never writes: other codecs and pixel formats, faststart
-// mp4, and packets damaged on purpose. Shared by the media and end-to-end tests.
+// Media files the tests make for themselves: videos written with FFmpeg's own encoders and
+// muxers (not framepipe's sink), so that tests can make what the sink never writes (other
+// codecs and pixel formats, faststart mp4, packets damaged on purpose), and a sound-only
+// WAV file. Shared by the media and end-to-end tests.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/frame.hpp"
+#include "media/frame_source.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_raii.hpp"
 #include "media/media_error.hpp"
@@ -132,6 +138,97 @@ inline void write_video(const VideoWriteSpec& spec, const std::string& path, con
   check(avcodec_send_frame(enc.get(), nullptr), "flush");
   drain();
   check(av_write_trailer(format.get()), "trailer");
+}
+
+namespace detail {
+inline void put_le(std::ofstream& out, std::uint32_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.put(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+}  // namespace detail
+
+// A valid WAV file (a tenth of a second of silence): media, but without video.
+inline void write_silent_wav(const std::string& path) {
+  using detail::put_le;
+  const std::uint32_t rate = 8000, samples = 800;
+  std::ofstream out(path, std::ios::binary);
+  out.write("RIFF", 4);
+  put_le(out, 36 + samples * 2, 4);
+  out.write("WAVEfmt ", 8);
+  put_le(out, 16, 4);
+  put_le(out, 1, 2);  // PCM
+  put_le(out, 1, 2);  // mono
+  put_le(out, rate, 4);
+  put_le(out, rate * 2, 4);
+  put_le(out, 2, 2);
+  put_le(out, 16, 2);
+  out.write("data", 4);
+  put_le(out, samples * 2, 4);
+  const std::string silence(samples * 2, '\0');
+  out.write(silence.data(), static_cast<std::streamsize>(silence.size()));
+}
+
+// `count` frames of testsrc://WxH@25 with a little noise (pts = index in 1/25).
+inline std::vector<Frame> testsrc_frames(int width, int height, int count) {
+  auto source = open_source("testsrc://" + std::to_string(width) + "x" + std::to_string(height) +
+                            "@25?noise=4&frames=" + std::to_string(count));
+  std::vector<Frame> frames;
+  while (auto frame = source->read()) frames.push_back(std::move(*frame));
+  return frames;
+}
+
+inline std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// `first` then `second`, byte for byte (as `cat first second > joined`).
+inline void concatenate_files(const std::string& first, const std::string& second, const std::string& joined) {
+  std::vector<char> bytes = read_bytes(first);
+  const std::vector<char> more = read_bytes(second);
+  bytes.insert(bytes.end(), more.begin(), more.end());
+  write_bytes(joined, bytes);
+}
+
+// Keeps the first `fraction` of a file, as a download or a recording cut short would.
+inline void truncate_file(const std::string& path, double fraction) {
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, static_cast<std::uintmax_t>(static_cast<double>(size) * fraction));
+}
+
+// Bit errors in the middle third of a file: `runs` runs of `length` inverted bytes at
+// positions from a fixed seed (transport headers included, as on a real noisy link).
+inline void damage_middle(const std::string& path, int runs, int length, unsigned seed) {
+  std::vector<char> bytes = read_bytes(path);
+  std::mt19937 random(seed);
+  const std::size_t third = bytes.size() / 3;
+  for (int r = 0; r < runs; ++r) {
+    const std::size_t at = third + random() % (third - static_cast<std::size_t>(length));
+    for (int k = 0; k < length; ++k) bytes[at + static_cast<std::size_t>(k)] ^= static_cast<char>(0xff);
+  }
+  write_bytes(path, bytes);
+}
+
+// Single bit errors in the payload of an MPEG-TS file's middle third: `count` bits flipped
+// at positions from a fixed seed, never in a transport packet's 4-byte header, so the
+// demuxer loses nothing and the damage reaches the decoder as it is.
+inline void flip_transport_payload_bits(const std::string& path, int count, unsigned seed) {
+  constexpr std::size_t kPacket = 188, kHeader = 4;
+  std::vector<char> bytes = read_bytes(path);
+  std::mt19937 random(seed);
+  const std::size_t third = bytes.size() / 3;
+  for (int flipped = 0; flipped < count;) {
+    const std::size_t at = third + random() % third;
+    const unsigned bit = random() % 8;
+    if (at % kPacket < kHeader) continue;
+    bytes[at] ^= static_cast<char>(1u << bit);
+    ++flipped;
+  }
+  write_bytes(path, bytes);
 }
 
 }  // namespace fp::test
