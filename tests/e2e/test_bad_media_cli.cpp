@@ -220,22 +220,25 @@ TEST(CliBadMedia, SizeChangeStopsCleanlyAtTheChange) {
 }
 
 // 10-bit (High 10) and 4:4:4 H.264 run like any other input, converted to 8-bit I420.
-TEST(CliBadMedia, TenBitAndFullChromaH264) {
-  for (const AVPixelFormat format : {AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV444P}) {
-    const VideoWriteSpec spec{.muxer = "matroska", .pix_fmt = format, .encoder_options = "preset=ultrafast"};
-    if (!cannot_write(spec).empty()) {
-      std::cout << "skipped " << av_get_pix_fmt_name(format) << ": " << cannot_write(spec) << "\n";
-      continue;
-    }
-    TempDir dir(std::string("cli-h264-") + av_get_pix_fmt_name(format));
-    write_pipeline(dir);
-    write_video(spec, (dir / "in.mkv").string(), testsrc_frames(96, 64, 12));
-    const auto result = run_framepipe({"run", "p.yaml", "-i", "in.mkv", "--stats-json", "s.json"}, dir.path());
-    ASSERT_EQ(result.exit_code, 0) << av_get_pix_fmt_name(format) << ": " << result.output;
-    EXPECT_EQ(count_frames(dir / "out.mp4"), 12);
-    EXPECT_EQ(read_json(dir / "s.json")["stages"][0]["decode_errors"]["damaged_frames"], 0);
-  }
+class CliH264Format : public ::testing::TestWithParam<AVPixelFormat> {};
+
+TEST_P(CliH264Format, RunsLikeAnyOtherInput) {
+  const VideoWriteSpec spec{.muxer = "matroska", .pix_fmt = GetParam(), .encoder_options = "preset=ultrafast"};
+  FP_REQUIRE_WRITER(spec);
+  TempDir dir(std::string("cli-h264-") + av_get_pix_fmt_name(GetParam()));
+  write_pipeline(dir);
+  write_video(spec, (dir / "in.mkv").string(), testsrc_frames(96, 64, 12));
+  const auto result = run_framepipe({"run", "p.yaml", "-i", "in.mkv", "--stats-json", "s.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(count_frames(dir / "out.mp4"), 12);
+  EXPECT_EQ(count_lines(dir / "hist.jsonl"), 12);
+  EXPECT_EQ(read_json(dir / "s.json")["stages"][0]["decode_errors"]["damaged_frames"], 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(HighProfiles, CliH264Format, ::testing::Values(AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV444P),
+                         [](const ::testing::TestParamInfo<AVPixelFormat>& param_info) {
+                           return std::string(av_get_pix_fmt_name(param_info.param));
+                         });
 
 // The smallest and odd sizes through every stage, with both kinds of encoded output.
 TEST(CliBadMedia, TinyAndOddSizesThroughEveryStage) {
