@@ -1,11 +1,14 @@
 // Files, network streams and cameras: FFmpeg demuxes, decodes in software (in threads), and
 // frames are copied (yuv420p) or converted (anything else) into pooled I420 frames.
+// Damaged packets and frames are counted and skipped, or end the stream (OnDecodeError).
 #include <atomic>
 #include <chrono>
+#include <new>
 
 #include "core/frame_pool.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
+#include "media/media_error.hpp"
 #include "media/sources.hpp"
 
 extern "C" {
@@ -17,10 +20,14 @@ namespace fp {
 
 namespace {
 
+// Failures in a row (of the demuxer on damaged data, or of the decoder without taking a new
+// packet) before the input counts as unreadable: a bound, so that nothing spins forever.
+constexpr int kMaxFailuresInARow = 100;
+
 class FfmpegSource final : public FrameSource {
  public:
-  FfmpegSource(std::string uri, PlaneMemory memory, const std::atomic<bool>* stop)
-      : uri_(std::move(uri)), memory_(std::move(memory)), stop_(stop) {
+  FfmpegSource(std::string uri, PlaneMemory memory, OnDecodeError on_error, const std::atomic<bool>* stop)
+      : uri_(std::move(uri)), memory_(std::move(memory)), on_error_(on_error), stop_(stop) {
     // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
     ff::OpenedInput opened = ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this});
     format_ = std::move(opened.format);
@@ -34,21 +41,38 @@ class FfmpegSource final : public FrameSource {
   const VideoInfo& info() const override { return info_; }
   std::string decoder_name() const override { return ff::software_decoder_name(codec_); }
   void interrupt() override { interrupted_.store(true); }
+  const DecodeErrors& decode_errors() const override { return errors_; }
 
   std::optional<Frame> read() override {
     while (!finished_) {
       if (stop_requested()) break;
       const int ret = avcodec_receive_frame(decoder_.get(), frame_.get());
       if (ret == 0) {
+        decode_failures_in_a_row_ = 0;
+        const std::int64_t index = frames_decoded_++;
+        check_frame(index);
         Frame out = convert();
+        out.sequence = index;
         av_frame_unref(frame_.get());
         return out;
       }
       if (ret == AVERROR_EOF) break;
-      if (ret != AVERROR(EAGAIN)) fail_stream("decode error", ret);
-      feed_decoder();
+      if (ret == AVERROR(EAGAIN)) {
+        feed_decoder();
+      } else if (ret == AVERROR(ENOMEM) || ++decode_failures_in_a_row_ > kMaxFailuresInARow) {
+        fail_stream("decode error after " + last_sent_.where(), ret);
+      } else if (last_sent_.packet >= 0 && last_sent_.packet == flagged_packet_) {
+        flagged_packet_ = -1;  // the demuxer's flag on this packet was counted already
+      } else {
+        // With frame threads a damaged packet is reported here, a few packets late: the
+        // position is that of the last packet sent.
+        damaged_packet(last_sent_, ret);
+      }
     }
     finished_ = true;
+    if (frames_decoded_ == 0 && errors_.total() > 0 && !stop_requested())
+      fail_stream("no frame could be decoded (" + errors_.summary() + "; the first at " + errors_.first[0].where() +
+                  ": " + errors_.first[0].reason + ")");
     return std::nullopt;
   }
 
@@ -57,11 +81,13 @@ class FfmpegSource final : public FrameSource {
   static int interrupt_callback(void* opaque) { return static_cast<FfmpegSource*>(opaque)->stop_requested() ? 1 : 0; }
   bool stop_requested() const { return interrupted_.load() || (stop_ != nullptr && stop_->load()); }
 
-  [[noreturn]] void fail_stream(const std::string& what, int errnum) const {
-    ff::fail(uri_, "stream #" + std::to_string(stream_->index) + " (" + avcodec_get_name(stream_->codecpar->codec_id) +
-                       "): " + what,
-             errnum);
+  std::string stream_name() const {
+    return "stream #" + std::to_string(stream_->index) + " (" + avcodec_get_name(stream_->codecpar->codec_id) + ")";
   }
+  [[noreturn]] void fail_stream(const std::string& what, int errnum) const {
+    ff::fail(uri_, stream_name() + ": " + what, errnum);
+  }
+  [[noreturn]] void fail_stream(const std::string& what) const { ff::fail(uri_, stream_name() + ": " + what); }
 
   void select_stream() {
     const int index = av_find_best_stream(format_.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec_, 0);
@@ -87,6 +113,12 @@ class FfmpegSource final : public FrameSource {
     // Frame threads decode several frames at once (throughput, for files); each thread adds
     // a frame of delay, so live sources use slice threads only.
     decoder_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
+    // Check the checksums that codecs carry, so that damage is found rather than decoded.
+    // Not AV_EF_EXPLODE or the strict checks: those turn small deviations from the spec in
+    // otherwise playable streams into errors. Damaged frames are concealed (error
+    // resilience is on by default with frame threads) and counted through their flags.
+    // AV_CODEC_FLAG2_SHOW_ALL stays off: frames before the first keyframe are gray guesses.
+    decoder_->err_recognition |= AV_EF_CRCCHECK;
     if (const int ret = avcodec_open2(decoder_.get(), codec_, nullptr); ret < 0)
       fail_stream(std::string("cannot open decoder ") + codec_->name, ret);
 
@@ -108,38 +140,99 @@ class FfmpegSource final : public FrameSource {
       if (ret < 0) {
         if (stop_requested()) return;  // read() sees the flag and ends the stream
         const bool at_end = ret == AVERROR_EOF || (format_->pb != nullptr && avio_feof(format_->pb));
-        if (!at_end) ff::fail(uri_, "read error", ret);
+        if (!at_end) {
+          // Damaged container data: the demuxer skips ahead on the next call. A bound on
+          // failures in a row keeps a demuxer that cannot get past it from spinning.
+          if (ret != AVERROR_INVALIDDATA || ++read_failures_in_a_row_ > kMaxFailuresInARow)
+            ff::fail(uri_, "read error at packet " + std::to_string(packets_read_), ret);
+          damaged_packet({.packet = packets_read_}, ret);
+          continue;
+        }
         if (draining_) return;  // the decoder already has the flush; receive gives EOF
         draining_ = true;
         if (ret = avcodec_send_packet(decoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF)
           fail_stream("decode error", ret);
         return;
       }
+      read_failures_in_a_row_ = 0;
       if (packet_->stream_index != stream_->index) {
         av_packet_unref(packet_.get());
         continue;
       }
+      const DecodeErrorPosition position = packet_position();
+      const bool corrupt = (packet_->flags & AV_PKT_FLAG_CORRUPT) != 0;
       ret = avcodec_send_packet(decoder_.get(), packet_.get());
       av_packet_unref(packet_.get());
-      // A damaged packet in a live feed costs a frame, not the pipeline; in a file it is an
-      // error worth reporting.
-      if (ret == AVERROR_INVALIDDATA && info_.live) continue;
-      if (ret < 0) fail_stream("decode error", ret);
+      last_sent_ = position;
+      decode_failures_in_a_row_ = 0;
+      if (ret == AVERROR(ENOMEM)) fail_stream("decode error at " + position.where(), ret);
+      if (ret < 0) {
+        damaged_packet(position, ret);  // the decoder dropped it: on to the next packet
+        continue;
+      }
+      // The demuxer knows data is missing (an MPEG-TS continuity gap, a file cut short); the
+      // decoder conceals what it can.
+      if (corrupt) {
+        damaged_packet(position, "data missing in the container");
+        flagged_packet_ = position.packet;
+      }
       return;
     }
   }
 
+  DecodeErrorPosition packet_position() {
+    const std::int64_t pts = packet_->pts != AV_NOPTS_VALUE ? packet_->pts : packet_->dts;
+    return {.packet = packets_read_++,
+            .pts = pts == AV_NOPTS_VALUE ? kNoPts : pts,
+            .time_base = info_.time_base};
+  }
+
+  void damaged_packet(DecodeErrorPosition position, int errnum) {
+    damaged_packet(std::move(position), av_error_text(errnum));
+  }
+  void damaged_packet(DecodeErrorPosition position, std::string reason) {
+    position.reason = std::move(reason);
+    if (on_error_ == OnDecodeError::Stop)
+      fail_stream("damaged " + position.where() + ": " + position.reason + " (on_error: stop)");
+    errors_.add_packet(std::move(position));
+  }
+
+  // A decoded frame whose errors the decoder concealed, or one of a size the pipeline was
+  // not set up for (which ends the stream: stages and encoders are prepared for one size,
+  // and scaling the new size to the old one would distort every frame).
+  void check_frame(std::int64_t index) {
+    const std::int64_t pts = frame_->best_effort_timestamp;
+    DecodeErrorPosition position{.frame = index, .pts = pts == AV_NOPTS_VALUE ? kNoPts : pts,
+                                 .time_base = info_.time_base};
+    if (frame_->width != info_.width || frame_->height != info_.height)
+      fail_stream("the frame size changes from " + std::to_string(info_.width) + "x" + std::to_string(info_.height) +
+                  " to " + std::to_string(frame_->width) + "x" + std::to_string(frame_->height) + " at " +
+                  position.where() + "; a run handles one size (split the input where it changes)");
+    if (frame_->decode_error_flags == 0 && (frame_->flags & AV_FRAME_FLAG_CORRUPT) == 0) return;
+    position.reason = "decoded with errors concealed";
+    if (on_error_ == OnDecodeError::Stop)
+      fail_stream(position.where() + " " + position.reason + " (on_error: stop)");
+    errors_.add_frame(std::move(position));
+  }
+
+  Frame acquire() {
+    try {
+      return pool_->acquire();
+    } catch (const std::bad_alloc&) {
+      throw frame_memory_error(uri_, info_.width, info_.height);
+    }
+  }
+
+  // The frame has the pipeline's size (check_frame); only its pixel format may differ.
   Frame convert() {
-    Frame out = pool_->acquire();
+    Frame out = acquire();
     const std::int64_t pts = frame_->best_effort_timestamp;
     out.pts = pts == AV_NOPTS_VALUE ? kNoPts : pts;
     out.time_base = info_.time_base;
-    out.sequence = sequence_++;
     out.arrival = std::chrono::steady_clock::now();
 
     const auto format = static_cast<AVPixelFormat>(frame_->format);
-    const bool same_size = frame_->width == info_.width && frame_->height == info_.height;
-    if (same_size && (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P)) {
+    if (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
       // Already I420 (full-range yuvj420p keeps its values): a plain copy, no swscale.
       for (int p = 0; p < 3; ++p) {
         Plane& plane = out.planes[p];
@@ -148,8 +241,8 @@ class FfmpegSource final : public FrameSource {
       }
       return out;
     }
-    // Other pixel formats, or a stream whose size changed midway: swscale to the size the
-    // pipeline was set up for. The context is cached and rebuilt only when the input changes.
+    // Other pixel formats (10-bit, 4:2:2, 4:4:4...): swscale to 8-bit I420. The context is
+    // cached and rebuilt only when the input format changes.
     scaler_.reset(sws_getCachedContext(scaler_.release(), frame_->width, frame_->height, format, info_.width,
                                        info_.height, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr));
     if (!scaler_) {
@@ -177,7 +270,14 @@ class FfmpegSource final : public FrameSource {
   PlaneMemory memory_;
   std::optional<FramePool> pool_;
   VideoInfo info_;
-  std::int64_t sequence_ = 0;
+  OnDecodeError on_error_;
+  DecodeErrors errors_;
+  std::int64_t frames_decoded_ = 0;
+  std::int64_t packets_read_ = 0;  // of our stream
+  DecodeErrorPosition last_sent_;  // the last packet given to the decoder
+  std::int64_t flagged_packet_ = -1;  // the last packet counted because the demuxer flagged it
+  int read_failures_in_a_row_ = 0;
+  int decode_failures_in_a_row_ = 0;
   bool draining_ = false;
   bool finished_ = false;
   std::atomic<bool> interrupted_{false};
@@ -187,8 +287,8 @@ class FfmpegSource final : public FrameSource {
 }  // namespace
 
 std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
-                                                const std::atomic<bool>* stop) {
-  return std::make_unique<FfmpegSource>(uri, memory, stop);
+                                                OnDecodeError on_error, const std::atomic<bool>* stop) {
+  return std::make_unique<FfmpegSource>(uri, memory, on_error, stop);
 }
 
 }  // namespace fp

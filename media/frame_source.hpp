@@ -14,6 +14,7 @@
 
 #include "core/frame.hpp"
 #include "core/frame_pool.hpp"
+#include "media/decode_errors.hpp"
 #include "media/video_info.hpp"
 
 namespace fp {
@@ -28,13 +29,21 @@ class FrameSource {
   virtual std::string decoder_name() const = 0;
   // Asks a blocking read() to give up soon (live sources); safe from another thread.
   virtual void interrupt() {}
+  // Damage found so far (skipped under OnDecodeError::Skip). Call from the reading thread,
+  // or once reading is over.
+  virtual const DecodeErrors& decode_errors() const {
+    static const DecodeErrors none;
+    return none;
+  }
 };
 
 // Opens a source; throws MediaError naming the URI and the reason. Frames are made in
 // `memory` (page-locked memory when they will be uploaded to a GPU, so that the upload is
-// asynchronous). `stop` (may be null) is polled by every blocking open and read: once it is
-// set they give up at once (an open then throws, a read ends the stream).
+// asynchronous). `on_error` says what a damaged packet or frame does (see decode_errors.hpp).
+// `stop` (may be null) is polled by every blocking open and read: once it is set they give
+// up at once (an open then throws, a read ends the stream).
 std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {},
+                                         OnDecodeError on_error = OnDecodeError::Skip,
                                          const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fp

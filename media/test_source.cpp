@@ -1,7 +1,9 @@
 // testsrc://: frames drawn by TestPattern, with pts = frame index in a time base of 1/fps.
 #include <chrono>
+#include <new>
 
 #include "core/frame_pool.hpp"
+#include "media/media_error.hpp"
 #include "media/sources.hpp"
 #include "media/test_pattern.hpp"
 #include "media/testsrc_uri.hpp"
@@ -12,8 +14,11 @@ namespace {
 
 class TestSource final : public FrameSource {
  public:
-  TestSource(const TestSourceParams& params, const PlaneMemory& memory)
-      : params_(params), pattern_(params.width, params.height, params.noise), pool_(params.width, params.height, memory) {
+  TestSource(std::string uri, const TestSourceParams& params, const PlaneMemory& memory)
+      : uri_(std::move(uri)),
+        params_(params),
+        pattern_(params.width, params.height, params.noise),
+        pool_(params.width, params.height, memory) {
     info_.width = params.width;
     info_.height = params.height;
     info_.frame_rate = params.fps;
@@ -26,7 +31,7 @@ class TestSource final : public FrameSource {
 
   std::optional<Frame> read() override {
     if (params_.frames > 0 && next_ >= params_.frames) return std::nullopt;
-    Frame frame = pool_.acquire();
+    Frame frame = acquire();
     pattern_.render(next_, frame.planes[0].view(), frame.planes[1].view(), frame.planes[2].view());
     frame.pts = next_;
     frame.time_base = info_.time_base;
@@ -39,6 +44,17 @@ class TestSource final : public FrameSource {
   std::string decoder_name() const override { return "testsrc"; }
 
  private:
+  // Sizes up to 16384x16384 are allowed; where memory for one cannot be had, the error
+  // names the URI rather than being a bare std::bad_alloc.
+  Frame acquire() {
+    try {
+      return pool_.acquire();
+    } catch (const std::bad_alloc&) {
+      throw frame_memory_error(uri_, params_.width, params_.height);
+    }
+  }
+
+  std::string uri_;
   TestSourceParams params_;
   TestPattern pattern_;
   FramePool pool_;
@@ -49,7 +65,7 @@ class TestSource final : public FrameSource {
 }  // namespace
 
 std::unique_ptr<FrameSource> open_test_source(const std::string& uri, const PlaneMemory& memory) {
-  return std::make_unique<TestSource>(parse_testsrc_uri(uri), memory);
+  return std::make_unique<TestSource>(uri, parse_testsrc_uri(uri), memory);
 }
 
 }  // namespace fp

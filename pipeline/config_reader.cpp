@@ -37,15 +37,29 @@ void read_stages(const YAML::Node& list, RawPipeline& raw, std::vector<ConfigIss
 
 }  // namespace
 
-RawStage top_level_input_stage(const RawValue& uri) {
+RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues) {
   RawStage stage;
-  stage.origin = uri.origin;
+  stage.origin = input.origin;
   stage.id = "input";
   stage.id_given = true;
-  stage.id_origin = uri.origin;
+  stage.id_origin = input.origin;
   stage.type = "decode";
   stage.spec = find_stage(stage.type);
-  stage.params.emplace("uri", uri);
+  if (!input.node.IsMap()) {
+    stage.params.emplace("uri", input);
+    return stage;
+  }
+  // `input: {uri: URI, on_error: stop}`: the decode stage's parameters.
+  std::vector<std::string> names;
+  for (const auto& p : stage.spec->params) names.push_back(p.name);
+  const auto visit = [&](const std::string& name, const YAML::Node& key, const YAML::Node& value) {
+    const Origin at_key = origin_of(key, file, join_key("input", name));
+    if (stage.spec->find_param(name))
+      stage.params.emplace(name, RawValue{value, origin_of(value, at_key, at_key.key)});
+    else
+      issues.push_back(at_key.issue("unknown parameter of decode" + suggestion_suffix(name, names)));
+  };
+  for_each_entry(input.node, file, "input", issues, visit);
   return stage;
 }
 
@@ -93,7 +107,7 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
   // naming `input` are not reported as referring to an unknown id.
   if (input) {
     raw.has_top_level_input = true;
-    raw.stages.push_back(top_level_input_stage(*input));
+    raw.stages.push_back(top_level_input_stage(*input, file, issues));
   }
   if (stages) {
     read_stages(*stages, raw, issues);

@@ -23,7 +23,8 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
 std::optional<RawStage> read_stage(const YAML::Node& node, std::size_t index, const std::string& file,
                                    std::vector<ConfigIssue>& issues);
 
-// The decode stage that a top-level `input: URI` stands for (id `input`).
-RawStage top_level_input_stage(const RawValue& uri);
+// The decode stage that a top-level `input: URI` or `input: {uri: URI, on_error: stop}`
+// stands for (id `input`); unknown keys of the map are reported.
+RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues);
 
 }  // namespace fp

@@ -37,6 +37,7 @@ struct Node {
   std::unique_ptr<BoundedQueue<Frame>> queue;  // sources: decoded frames; sinks: frames to encode
   LatencyHistogram latency_ms;                 // sinks: per frame written (this sink's thread alone)
   bool opened = false;                         // sinks: open() succeeded
+  std::exception_ptr source_error;             // sources: raised once the frames before it are processed
 
   SourceStage& source() { return static_cast<SourceStage&>(*stage); }
   ProcessStage& process() { return static_cast<ProcessStage&>(*stage); }
@@ -112,6 +113,8 @@ class Run {
     for (auto& n : nodes_)
       if (n.role() == StageRole::Sink) n.queue->close();  // end of stream: sinks drain and stop
     for (auto& t : threads_) t.join();
+    for (auto& n : nodes_)
+      if (n.source_error) fail(n.source_error);
     finalize();
     stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (error_) std::rethrow_exception(error_);
@@ -190,7 +193,9 @@ class Run {
         if (!n.queue->push(std::move(*frame))) break;
       }
     } catch (...) {
-      fail(std::current_exception());
+      // The frames decoded before the failure (damaged input, a size change) are still
+      // queued: they go through the graph first, then the error ends the run.
+      n.source_error = std::current_exception();
     }
     n.queue->close();
   }
@@ -396,6 +401,7 @@ class Run {
 
   void collect_stats() {
     for (auto& n : nodes_) {
+      if (n.role() == StageRole::Source) n.timing.decode_errors = n.source().decode_errors();
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);
     }

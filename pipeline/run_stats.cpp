@@ -10,6 +10,28 @@
 
 namespace fp {
 
+namespace {
+
+// {"damaged_packets": N, "damaged_frames": M, "first": [{"packet": 42, "pts": 151200,
+// "time": 1.68, "error": "..."}, ...]}; unknown positions are left out.
+nlohmann::ordered_json decode_errors_json(const DecodeErrors& errors) {
+  auto first = nlohmann::ordered_json::array();
+  for (const auto& p : errors.first) {
+    nlohmann::ordered_json position;
+    if (p.packet >= 0) position["packet"] = p.packet;
+    if (p.frame >= 0) position["frame"] = p.frame;
+    if (p.has_time()) {
+      position["pts"] = p.pts;
+      position["time"] = p.seconds();
+    }
+    position["error"] = p.reason;
+    first.push_back(std::move(position));
+  }
+  return {{"damaged_packets", errors.packets}, {"damaged_frames", errors.frames}, {"first", std::move(first)}};
+}
+
+}  // namespace
+
 std::string stats_to_json(const RunStats& stats) {
   nlohmann::ordered_json doc;
   doc["pipeline"] = stats.pipeline;
@@ -24,7 +46,10 @@ std::string stats_to_json(const RunStats& stats) {
   auto& stages = doc["stages"] = nlohmann::ordered_json::array();
   for (const auto& s : stats.stages) {
     nlohmann::ordered_json stage = {{"id", s.id}, {"type", s.type}};
-    if (!s.decoder.empty()) stage["decoder"] = s.decoder;
+    if (!s.decoder.empty()) {
+      stage["decoder"] = s.decoder;
+      stage["decode_errors"] = decode_errors_json(s.decode_errors);
+    }
     if (!s.encoder.empty()) stage["encoder"] = s.encoder;
     if (!s.output.empty()) stage["output"] = s.output;
     stage["frames"] = s.frames;
@@ -53,6 +78,12 @@ std::string stats_summary(const RunStats& stats) {
                                : !s.encoder.empty() ? s.encoder + " -> " + s.output
                                                     : std::string();
     text += fmt::format("  {:<16} {:<15} {:>7} {:>10.3f}  {}\n", s.id, s.type, s.frames, s.mean_ms(), detail);
+  }
+  for (const auto& s : stats.stages) {
+    if (s.decode_errors.total() == 0) continue;
+    const DecodeErrorPosition& first = s.decode_errors.first.front();
+    text += fmt::format("  {}: skipped {}; the first at {}: {}\n", s.id, s.decode_errors.summary(), first.where(),
+                        first.reason);
   }
   if (const auto& latency = stats.latency_ms; latency.count() > 0)
     text += fmt::format("  latency p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n", latency.percentile(50),

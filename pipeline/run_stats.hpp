@@ -1,10 +1,12 @@
-// What a run measured: frames, throughput, time per stage, latency, and the codecs used.
+// What a run measured: frames, throughput, time per stage, latency, the codecs used, and
+// the damaged input that the decoders skipped.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "media/decode_errors.hpp"
 #include "pipeline/latency_histogram.hpp"
 
 namespace fp {
@@ -17,6 +19,7 @@ struct StageTiming {
   std::string output;   // sinks: the file written
   std::int64_t frames = 0;
   double total_ms = 0;  // busy time of the stage
+  DecodeErrors decode_errors;  // sources: damaged packets and frames skipped
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/frame.hpp"
+#include "media/decode_errors.hpp"
 #include "media/video_info.hpp"
 #include "stages/param.hpp"
 
@@ -76,6 +77,7 @@ class SourceStage : public Stage {
   virtual std::optional<Frame> read() = 0;      // nullopt at the end of the stream
   virtual std::string decoder_name() const = 0;
   virtual void interrupt() {}                   // from another thread: stop blocking soon
+  virtual DecodeErrors decode_errors() const { return {}; }  // damage skipped so far (after reading)
 };
 
 // Turns input frames into one output frame.

@@ -134,8 +134,11 @@ TEST(Overrides, LaterSetWins) {
 }
 
 TEST(Overrides, SetReachesTheImplicitSource) {
-  const auto def = parse(kTwoSinks, sets({"input.uri=clip.mkv"}));
+  const auto def = parse(kTwoSinks, sets({"input.uri=clip.mkv", "input.on_error=stop"}));
   EXPECT_EQ(def.find("input")->params.text("uri"), "clip.mkv");
+  EXPECT_EQ(def.find("input")->params.text("on_error"), "stop");
+  EXPECT_EQ(only_issue(kTwoSinks, sets({"input.on_error=halt"})).format(),
+            "command line: --set input.on_error: must be one of skip|stop (got 'halt')");
 }
 
 TEST(Overrides, SetRangeErrorNamesTheOption) {

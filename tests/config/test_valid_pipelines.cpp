@@ -33,6 +33,19 @@ TEST(ValidPipeline, TopLevelInputBecomesAFirstDecodeStage) {
   EXPECT_EQ(def.device, "auto");
 }
 
+TEST(ValidPipeline, TopLevelInputMayBeAMapOfDecodeParameters) {
+  const auto def = parse(R"(input: {uri: clip.ts, on_error: stop}
+stages:
+  - {type: encode, output: out.mp4}
+)");
+  const auto& source = def.stages[0];
+  EXPECT_EQ(source.id, "input");
+  EXPECT_EQ(source.type, "decode");
+  EXPECT_EQ(source.params.text("uri"), "clip.ts");
+  EXPECT_EQ(source.params.text("on_error"), "stop");
+  EXPECT_EQ(parse(test::kSimplePipeline).stages[0].params.text("on_error"), "skip") << "the default";
+}
+
 TEST(ValidPipeline, StagesKeepFileOrderAndPosition) {
   const auto def = parse(test::kSimplePipeline);
   EXPECT_EQ(def.stages[1].id, "denoise");

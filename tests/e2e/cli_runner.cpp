@@ -32,11 +32,14 @@ std::string framepipe_binary() {
   return std::string(FRAMEPIPE_BINARY_DIR) + "/bin/framepipe";
 }
 
-CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+namespace {
+CommandResult run_shell(const std::string& prefix, const std::vector<std::string>& args,
+                        const std::filesystem::path& cwd) {
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
   std::string command = "cd ";
   command += shell_quote(cwd.string());
   command += " && ";
+  command += prefix;
   command += shell_quote(framepipe_binary());
   for (const auto& a : args) {
     command += ' ';
@@ -52,6 +55,16 @@ CommandResult run_framepipe(const std::vector<std::string>& args, const std::fil
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+}  // namespace
+
+CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  return run_shell("", args, cwd);
+}
+
+CommandResult run_framepipe_with_data_limit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                            long kib) {
+  return run_shell("ulimit -d " + std::to_string(kib) + " && FRAMEPIPE_THREADS=2 exec ", args, cwd);
 }
 
 TempDir::TempDir(const std::string& name) {

@@ -17,6 +17,11 @@ std::string framepipe_binary();
 
 // Runs framepipe with the arguments (each quoted for the shell) in `cwd`.
 CommandResult run_framepipe(const std::vector<std::string>& args, const std::filesystem::path& cwd = ".");
+// The same with its data segment (heap and private mappings, `ulimit -d`) limited to
+// `kib` KiB and at most two CPU worker threads: for runs that must fail cleanly when
+// memory cannot be had.
+CommandResult run_framepipe_with_data_limit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                            long kib);
 
 // A fresh empty directory for one test, removed when the object goes away.
 class TempDir {

@@ -3,12 +3,12 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "media/ffmpeg_raii.hpp"
 #include "media/media_error.hpp"
 #include "media/probe.hpp"
 #include "media_test_util.hpp"
+#include "test_media_files.hpp"
 
 extern "C" {
 #include <libavformat/avformat.h>
@@ -31,35 +31,6 @@ void expect_media_error(Fn&& fn, const std::vector<std::string>& parts) {
     for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
-}
-
-void put_u32(std::ofstream& out, std::uint32_t v) {
-  const char bytes[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
-  out.write(bytes, 4);
-}
-void put_u16(std::ofstream& out, std::uint16_t v) {
-  const char bytes[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
-  out.write(bytes, 2);
-}
-
-// A valid WAV file (a tenth of a second of silence): media, but without video.
-void write_silent_wav(const std::string& path) {
-  const std::uint32_t rate = 8000, samples = 800;
-  std::ofstream out(path, std::ios::binary);
-  out.write("RIFF", 4);
-  put_u32(out, 36 + samples * 2);
-  out.write("WAVEfmt ", 8);
-  put_u32(out, 16);
-  put_u16(out, 1);  // PCM
-  put_u16(out, 1);  // mono
-  put_u32(out, rate);
-  put_u32(out, rate * 2);
-  put_u16(out, 2);
-  put_u16(out, 16);
-  out.write("data", 4);
-  put_u32(out, samples * 2);
-  const std::string silence(samples * 2, '\0');
-  out.write(silence.data(), static_cast<std::streamsize>(silence.size()));
 }
 
 // A Matroska file whose video stream is AVS2, for which FFmpeg has no decoder here: a
@@ -114,7 +85,7 @@ TEST(MediaErrors, AudioOnlyFileHasNoVideoStream) {
   if (av_find_input_format("wav") == nullptr) GTEST_SKIP() << "this FFmpeg has no wav demuxer";
   ScratchDir dir;
   const std::string path = dir.file("sound.wav");
-  write_silent_wav(path);
+  test::write_silent_wav(path);
   expect_media_error([&] { open_source(path); }, {path, "no video stream"});
 }
 
