@@ -13,6 +13,10 @@
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/media/test_media_files.hpp"
 
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
 namespace fp::test {
 namespace {
 
@@ -90,7 +94,13 @@ INSTANTIATE_TEST_SUITE_P(
                          return true;
                        },
                        ""},
-        UnreadableCase{"audio_only", "sound.wav", [](const std::string& p) { write_silent_wav(p); return true; },
+        UnreadableCase{"audio_only", "sound.wav",
+                       [](const std::string& p) {
+                         // The GPU machine's minimal FFmpeg reads no wav: it would be "not a video".
+                         if (av_find_input_format("wav") == nullptr) return false;
+                         write_silent_wav(p);
+                         return true;
+                       },
                        "no video stream"}),
     [](const ::testing::TestParamInfo<UnreadableCase>& param_info) { return param_info.param.name; });
 
