@@ -6,6 +6,7 @@
 #include "core/frame_pool.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
+#include "media/memory_source.hpp"
 #include "media/sources.hpp"
 
 extern "C" {
@@ -21,13 +22,14 @@ class FfmpegSource final : public FrameSource {
  public:
   FfmpegSource(std::string uri, PlaneMemory memory) : uri_(std::move(uri)), memory_(std::move(memory)) {
     // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
-    ff::OpenedInput opened = ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this});
-    format_ = std::move(opened.format);
-    select_stream();
-    open_decoder(opened.live);
-    packet_.reset(av_packet_alloc());
-    frame_.reset(av_frame_alloc());
-    if (!packet_ || !frame_) ff::fail(uri_, "cannot allocate frames", AVERROR(ENOMEM));
+    start(ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}), DecodeOptions{});
+  }
+
+  // A file held in memory (open_memory_source).
+  FfmpegSource(std::string name, std::span<const std::uint8_t> bytes, PlaneMemory memory,
+               const DecodeOptions& options)
+      : uri_(std::move(name)), memory_(std::move(memory)) {
+    start(ff::open_memory_input(uri_, bytes, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}), options);
   }
 
   const VideoInfo& info() const override { return info_; }
@@ -62,6 +64,16 @@ class FfmpegSource final : public FrameSource {
              errnum);
   }
 
+  void start(ff::OpenedInput opened, const DecodeOptions& options) {
+    io_ = std::move(opened.io);
+    format_ = std::move(opened.format);
+    select_stream();
+    open_decoder(opened.live, options);
+    packet_.reset(av_packet_alloc());
+    frame_.reset(av_frame_alloc());
+    if (!packet_ || !frame_) ff::fail(uri_, "cannot allocate frames", AVERROR(ENOMEM));
+  }
+
   void select_stream() {
     const int index = av_find_best_stream(format_.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec_, 0);
     if (index == AVERROR_STREAM_NOT_FOUND) ff::fail(uri_, "no video stream");
@@ -76,13 +88,14 @@ class FfmpegSource final : public FrameSource {
     stream_ = format_->streams[index];
   }
 
-  void open_decoder(bool live) {
+  void open_decoder(bool live, const DecodeOptions& options) {
     decoder_.reset(avcodec_alloc_context3(codec_));
     if (!decoder_) ff::fail(uri_, "cannot allocate a decoder", AVERROR(ENOMEM));
     if (const int ret = avcodec_parameters_to_context(decoder_.get(), stream_->codecpar); ret < 0)
       fail_stream("bad codec parameters", ret);
     decoder_->pkt_timebase = stream_->time_base;
-    decoder_->thread_count = 0;  // one per core
+    decoder_->thread_count = options.threads;  // 0: one per core
+    if (options.max_pixels > 0) decoder_->max_pixels = options.max_pixels;
     // Frame threads decode several frames at once (throughput, for files); each thread adds
     // a frame of delay, so live sources use slice threads only.
     decoder_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
@@ -166,6 +179,7 @@ class FfmpegSource final : public FrameSource {
   }
 
   std::string uri_;
+  std::unique_ptr<ff::MemoryIo> io_;  // open_memory_source's bytes; outlives format_
   ff::InputFormatPtr format_;
   AVStream* stream_ = nullptr;
   const AVCodec* codec_ = nullptr;
@@ -186,6 +200,11 @@ class FfmpegSource final : public FrameSource {
 
 std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory) {
   return std::make_unique<FfmpegSource>(uri, memory);
+}
+
+std::unique_ptr<FrameSource> open_memory_source(const std::string& name, std::span<const std::uint8_t> bytes,
+                                                const PlaneMemory& memory, const DecodeOptions& options) {
+  return std::make_unique<FfmpegSource>(name, bytes, memory, options);
 }
 
 }  // namespace fp
