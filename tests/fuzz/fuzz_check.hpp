@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace fp::fuzz {
 
@@ -12,5 +13,8 @@ inline void require(bool holds, const char* promise) {
   std::fprintf(stderr, "fuzz invariant broken: %s\n", promise);
   std::abort();
 }
+
+// For the checks that report the promise they found broken (empty: none).
+inline void require_none(const std::string& broken) { require(broken.empty(), broken.c_str()); }
 
 }  // namespace fp::fuzz

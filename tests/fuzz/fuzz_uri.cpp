@@ -41,9 +41,9 @@ stages:
 
 void load_with(const fp::ConfigOverrides& overrides) {
   try {
-    fp::fuzz::check_definition(fp::parse_pipeline(kPipeline, "fuzz.yaml", overrides));
+    fp::fuzz::require_none(fp::fuzz::broken_promise(fp::parse_pipeline(kPipeline, "fuzz.yaml", overrides)));
   } catch (const fp::ConfigError& error) {
-    fp::fuzz::check_config_error(error);
+    fp::fuzz::require_none(fp::fuzz::broken_promise(error));
   }
 }
 

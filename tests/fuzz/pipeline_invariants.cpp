@@ -8,11 +8,18 @@
 
 #include "pipeline/graph.hpp"
 #include "stages/registry.hpp"
-#include "tests/fuzz/fuzz_check.hpp"
 
 namespace fp::fuzz {
 
 namespace {
+
+struct BrokenPromise {
+  const char* promise;
+};
+
+void require(bool holds, const char* promise) {
+  if (!holds) throw BrokenPromise{promise};
+}
 
 bool in_range(const ParamRange& range, double value) {
   if (!std::isfinite(value)) return false;
@@ -64,8 +71,6 @@ void check_param(const ParamSpec& spec, const StageParams& params) {
   (void)format_value(value);
 }
 
-}  // namespace
-
 void check_definition(const PipelineDefinition& definition) {
   require(!definition.stages.empty(), "a valid pipeline has stages");
   for (const auto& stage : definition.stages) {
@@ -103,6 +108,26 @@ void check_config_error(const ConfigError& error) {
     all += (all.empty() ? "" : "\n") + line;
   }
   require(all == error.what(), "what() lists every issue, one a line");
+}
+
+template <class Check>
+std::string first_broken(Check&& check) {
+  try {
+    check();
+  } catch (const BrokenPromise& broken) {
+    return broken.promise;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string broken_promise(const PipelineDefinition& definition) {
+  return first_broken([&] { check_definition(definition); });
+}
+
+std::string broken_promise(const ConfigError& error) {
+  return first_broken([&] { check_config_error(error); });
 }
 
 }  // namespace fp::fuzz
