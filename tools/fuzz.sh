@@ -38,7 +38,10 @@ max_len() { case "$1" in pipeline_yaml) echo 4096 ;; uri) echo 256 ;; media_deco
 timeout_s() { case "$1" in media_decode) echo 30 ;; *) echo 10 ;; esac; }
 
 failed=0
-declare -A replay_result execs crashes fuzz_result
+mkdir -p "$build/fuzz-logs"
+stamp="$build/fuzz-logs/.started"  # findings of this run are newer than it
+touch "$stamp"
+declare -A replay_result execs rates crashes fuzz_result
 for t in "${targets[@]}"; do
   bin="$build/bin/fuzz_$t"
   common=(-timeout="$(timeout_s "$t")" -rss_limit_mb=2048 -max_len="$(max_len "$t")")
@@ -49,6 +52,10 @@ for t in "${targets[@]}"; do
   # given by name and nothing else; it stops at the first failure).
   mapfile -t seed_dirs < <(seeds "$t")
   mapfile -t inputs < <(find "${seed_dirs[@]}" "$fuzz/regressions/$t" -type f 2>/dev/null | sort)
+  if [ ${#inputs[@]} -eq 0 ]; then
+    echo "fuzz: $t: no seeds found in ${seed_dirs[*]}" >&2
+    exit 1
+  fi
   if "$bin" "${common[@]}" "${inputs[@]}" >"$log/replay.log" 2>&1; then
     replay_result[$t]="ok (${#inputs[@]})"
   else
@@ -59,6 +66,7 @@ for t in "${targets[@]}"; do
   fi
 
   execs[$t]=0
+  rates[$t]=-
   crashes[$t]=0
   fuzz_result[$t]=skipped
   [ "$seconds" -gt 0 ] || continue
@@ -67,7 +75,6 @@ for t in "${targets[@]}"; do
   scratch="$build/fuzz-corpus/$t"
   artifacts="$build/fuzz-artifacts"
   mkdir -p "$scratch" "$artifacts"
-  before=$(find "$artifacts" -name "$t-*" | wc -l)
   status=0
   "$bin" "${common[@]}" -max_total_time="$seconds" -print_final_stats=1 -dict="$fuzz/dict/$t.dict" \
     -artifact_prefix="$artifacts/$t-" "$scratch" "${seed_dirs[@]}" >"$log/fuzz.log" 2>&1 || status=$?
@@ -75,7 +82,10 @@ for t in "${targets[@]}"; do
   n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/fuzz.log" | tail -n 1)
   [ -n "$n" ] || n=$(grep -o '^#[0-9]*' "$log/fuzz.log" | tail -n 1 | tr -d '#')
   execs[$t]=${n:-0}
-  crashes[$t]=$(($(find "$artifacts" -name "$t-*" | wc -l) - before))
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log/fuzz.log" | tail -n 1)
+  rates[$t]=${rate:-$((execs[$t] / seconds))}
+  crashes[$t]=$(find "$artifacts" -newer "$stamp" \( -name "$t-crash-*" -o -name "$t-leak-*" -o -name "$t-timeout-*" \
+    -o -name "$t-oom-*" \) | wc -l)
   if [ "$status" -eq 0 ]; then
     fuzz_result[$t]=ok
   else
@@ -89,12 +99,12 @@ done
 echo
 printf '%-15s %-10s %12s %8s %8s  %s\n' target replay executions exec/s crashes fuzzing
 for t in "${targets[@]}"; do
-  rate=$([ "$seconds" -gt 0 ] && echo $((execs[$t] / seconds)) || echo -)
-  printf '%-15s %-10s %12s %8s %8s  %s\n' "$t" "${replay_result[$t]}" "${execs[$t]}" "$rate" "${crashes[$t]}" \
+  printf '%-15s %-10s %12s %8s %8s  %s\n' "$t" "${replay_result[$t]}" "${execs[$t]}" "${rates[$t]}" "${crashes[$t]}" \
     "${fuzz_result[$t]}"
 done
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $(($(date +%s) - start)) s in all (build included)"
 if [ "$failed" -ne 0 ]; then
+  find "$build/fuzz-artifacts" -type f -newer "$stamp" 2>/dev/null | sed 's/^/fuzz: found /'
   echo "fuzz: FAILED — reproduce with build-fuzz/bin/fuzz_TARGET FILE; see tests/fuzz/README.md"
   exit 1
 fi
