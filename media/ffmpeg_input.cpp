@@ -28,6 +28,9 @@ void set_option(const std::string& uri, DictionaryPtr& options, const char* key,
   if (const int ret = dict_set(options, key, value); ret < 0) fail(uri, std::string("cannot set option ") + key, ret);
 }
 
+// A file in memory has no folder around it: other files it names are not opened.
+int refuse_io_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
+
 }  // namespace
 
 OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt) {
@@ -64,6 +67,25 @@ OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt)
 
   if (const int info = avformat_find_stream_info(opened.format.get(), nullptr); info < 0)
     fail(uri, "cannot read stream info", info);
+  return opened;
+}
+
+OpenedInput open_memory_input(const std::string& name, std::span<const std::uint8_t> bytes,
+                              const AVIOInterruptCB& interrupt) {
+  global_init();
+  OpenedInput opened;
+  opened.io = std::make_unique<MemoryIo>(name, bytes);
+  AVFormatContext* raw = avformat_alloc_context();
+  if (raw == nullptr) fail(name, "cannot open", AVERROR(ENOMEM));
+  raw->interrupt_callback = interrupt;
+  raw->pb = opened.io->context();  // custom I/O: avformat_close_input leaves it to us
+  raw->io_open = &refuse_io_open;
+  // The name has no extension to go by: the format is probed from the bytes alone.
+  const int ret = avformat_open_input(&raw, "", nullptr, nullptr);
+  if (ret < 0) fail(name, ret == AVERROR_INVALIDDATA ? "not a video" : "cannot open", ret);
+  opened.format.reset(raw);
+  if (const int info = avformat_find_stream_info(opened.format.get(), nullptr); info < 0)
+    fail(name, "cannot read stream info", info);
   return opened;
 }
 

@@ -2,13 +2,19 @@
 // FFmpeg source and probe, so probe describes exactly what a run would see).
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "media/ffmpeg_raii.hpp"
+#include "media/memory_io.hpp"
 
 namespace fp::ff {
 
 struct OpenedInput {
+  std::unique_ptr<MemoryIo> io;  // custom I/O the demuxer reads (open_memory_input); declared
+                                 // first so that it outlives the demuxer
   InputFormatPtr format;
   bool live = false;  // a camera or a network stream rather than a file
 };
@@ -17,5 +23,11 @@ struct OpenedInput {
 // timeout; other network URLs get an I/O timeout. Stream info is read before returning.
 // `interrupt` may be {nullptr, nullptr}. Throws MediaError "<uri>: <reason>".
 OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt);
+
+// The same for a file held in memory (`bytes` must outlive the input); `name` is used in
+// messages. Only these bytes are read: a demuxer's request to open another file (a
+// playlist entry, a reference movie) is refused.
+OpenedInput open_memory_input(const std::string& name, std::span<const std::uint8_t> bytes,
+                              const AVIOInterruptCB& interrupt);
 
 }  // namespace fp::ff

@@ -9,6 +9,7 @@
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
 #include "media/media_error.hpp"
+#include "media/memory_source.hpp"
 #include "media/sources.hpp"
 
 extern "C" {
@@ -29,13 +30,14 @@ class FfmpegSource final : public FrameSource {
   FfmpegSource(std::string uri, PlaneMemory memory, OnDecodeError on_error, const std::atomic<bool>* stop)
       : uri_(std::move(uri)), memory_(std::move(memory)), on_error_(on_error), stop_(stop) {
     // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
-    ff::OpenedInput opened = ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this});
-    format_ = std::move(opened.format);
-    select_stream();
-    open_decoder(opened.live);
-    packet_.reset(av_packet_alloc());
-    frame_.reset(av_frame_alloc());
-    if (!packet_ || !frame_) ff::fail(uri_, "cannot allocate frames", AVERROR(ENOMEM));
+    start(ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}), DecodeOptions{});
+  }
+
+  // A file held in memory (open_memory_source).
+  FfmpegSource(std::string name, std::span<const std::uint8_t> bytes, PlaneMemory memory,
+               const DecodeOptions& options)
+      : uri_(std::move(name)), memory_(std::move(memory)) {
+    start(ff::open_memory_input(uri_, bytes, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}), options);
   }
 
   const VideoInfo& info() const override { return info_; }
@@ -89,6 +91,16 @@ class FfmpegSource final : public FrameSource {
   }
   [[noreturn]] void fail_stream(const std::string& what) const { ff::fail(uri_, stream_name() + ": " + what); }
 
+  void start(ff::OpenedInput opened, const DecodeOptions& options) {
+    io_ = std::move(opened.io);
+    format_ = std::move(opened.format);
+    select_stream();
+    open_decoder(opened.live, options);
+    packet_.reset(av_packet_alloc());
+    frame_.reset(av_frame_alloc());
+    if (!packet_ || !frame_) ff::fail(uri_, "cannot allocate frames", AVERROR(ENOMEM));
+  }
+
   void select_stream() {
     const int index = av_find_best_stream(format_.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec_, 0);
     if (index == AVERROR_STREAM_NOT_FOUND) ff::fail(uri_, "no video stream");
@@ -103,13 +115,14 @@ class FfmpegSource final : public FrameSource {
     stream_ = format_->streams[index];
   }
 
-  void open_decoder(bool live) {
+  void open_decoder(bool live, const DecodeOptions& options) {
     decoder_.reset(avcodec_alloc_context3(codec_));
     if (!decoder_) ff::fail(uri_, "cannot allocate a decoder", AVERROR(ENOMEM));
     if (const int ret = avcodec_parameters_to_context(decoder_.get(), stream_->codecpar); ret < 0)
       fail_stream("bad codec parameters", ret);
     decoder_->pkt_timebase = stream_->time_base;
-    decoder_->thread_count = 0;  // one per core
+    decoder_->thread_count = options.threads;  // 0: one per core
+    if (options.max_pixels > 0) decoder_->max_pixels = options.max_pixels;
     // Frame threads decode several frames at once (throughput, for files); each thread adds
     // a frame of delay, so live sources use slice threads only.
     decoder_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
@@ -260,6 +273,7 @@ class FfmpegSource final : public FrameSource {
   }
 
   std::string uri_;
+  std::unique_ptr<ff::MemoryIo> io_;  // open_memory_source's bytes; outlives format_
   ff::InputFormatPtr format_;
   AVStream* stream_ = nullptr;
   const AVCodec* codec_ = nullptr;
@@ -270,7 +284,7 @@ class FfmpegSource final : public FrameSource {
   PlaneMemory memory_;
   std::optional<FramePool> pool_;
   VideoInfo info_;
-  OnDecodeError on_error_;
+  OnDecodeError on_error_ = OnDecodeError::Skip;
   DecodeErrors errors_;
   std::int64_t frames_decoded_ = 0;
   std::int64_t packets_read_ = 0;  // of our stream
@@ -281,7 +295,7 @@ class FfmpegSource final : public FrameSource {
   bool draining_ = false;
   bool finished_ = false;
   std::atomic<bool> interrupted_{false};
-  const std::atomic<bool>* stop_;  // the run's stop request, or null
+  const std::atomic<bool>* stop_ = nullptr;  // the run's stop request, or null
 };
 
 }  // namespace
@@ -289,6 +303,11 @@ class FfmpegSource final : public FrameSource {
 std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
                                                 OnDecodeError on_error, const std::atomic<bool>* stop) {
   return std::make_unique<FfmpegSource>(uri, memory, on_error, stop);
+}
+
+std::unique_ptr<FrameSource> open_memory_source(const std::string& name, std::span<const std::uint8_t> bytes,
+                                                const PlaneMemory& memory, const DecodeOptions& options) {
+  return std::make_unique<FfmpegSource>(name, bytes, memory, options);
 }
 
 }  // namespace fp

@@ -15,14 +15,36 @@ std::string join_issues(const std::vector<ConfigIssue>& issues) {
   return text;
 }
 
+// Parts quote what the user wrote (values, keys, YAML's own messages), which may hold line
+// breaks or other control characters (a NUL would even cut what() short): written as
+// escapes, so that every issue stays one line of plain text.
+void append_printable(std::string& out, const std::string& text) {
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out.push_back(c);
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else if (c == '\r') {
+      out.append("\\r");
+    } else if (c == '\t') {
+      out.append("\\t");
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out.append({'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]});
+    }
+  }
+}
+
 }  // namespace
 
 std::string ConfigIssue::format() const {
   // Appends part by part: each part is separated from what precedes it, if anything does.
-  std::string out = file;
+  std::string out;
+  append_printable(out, file);
   const auto append = [&out](const char* separator, const std::string& part) {
     if (!out.empty()) out.append(separator);
-    out.append(part);
+    append_printable(out, part);
   };
   if (line > 0) {
     append(":", std::to_string(line));

@@ -15,7 +15,8 @@ struct ConfigIssue {
   std::string key;   // e.g. "stages[3].h"; may be empty
   std::string message;
 
-  // "FILE:LINE:COL: KEY: MESSAGE" (parts that are unknown are left out)
+  // "FILE:LINE:COL: KEY: MESSAGE" (parts that are unknown are left out), one line of
+  // printable text: control characters in the parts are written as \n, \t, \x00...
   std::string format() const;
 };
 

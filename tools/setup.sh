@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of framepipe from Debian/Ubuntu packages.
 # Idempotent: installs only what is missing, and does nothing when all is present.
+#   tools/setup.sh [--fuzz]
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
@@ -9,6 +10,15 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# Optional groups, for the scripts that need more than the build and its tests.
+for group in "$@"; do
+  case "$group" in
+    # tools/fuzz.sh: clang, libFuzzer and the sanitizer runtimes (-fsanitize=fuzzer links the
+    # libFuzzer of libclang-rt-16-dev; libfuzzer-16-dev is the standalone library).
+    --fuzz) packages+=(clang-16 libfuzzer-16-dev libclang-rt-16-dev) ;;
+    *) echo "setup: unknown option '$group' (known: --fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,6 +20,14 @@ TEST(ConfigIssue, LeavesOutUnknownParts) {
   EXPECT_EQ((ConfigIssue{"", 0, 0, "key", "message"}.format()), "key: message");
 }
 
+TEST(ConfigIssue, EscapesControlCharactersSoThatItIsOneLine) {
+  EXPECT_EQ((ConfigIssue{"p.yaml", 3, 4, "stages[0].crf", "must be an integer (got 'x\ny')"}.format()),
+            "p.yaml:3:4: stages[0].crf: must be an integer (got 'x\\ny')");
+  EXPECT_EQ((ConfigIssue{"p.yaml", 0, 0, "a\tb", std::string("bad \0\x7f\r", 7)}.format()),
+            "p.yaml: a\\tb: bad \\x00\\x7f\\r");
+  EXPECT_EQ((ConfigIssue{"", 0, 0, "", "caf\xc3\xa9"}.format()), "caf\xc3\xa9");  // UTF-8 stays as written
+}
+
 TEST(ConfigError, WhatListsEveryIssue) {
   const ConfigError error({{"a.yaml", 1, 2, "k", "first"}, {"a.yaml", 3, 4, "", "second"}});
   EXPECT_STREQ(error.what(), "a.yaml:1:2: k: first\na.yaml:3:4: second");

@@ -1,0 +1,21 @@
+# FRAMEPIPE_FUZZ=ON: every library of the project is built for libFuzzer (coverage and
+# comparison tracing, -fsanitize=fuzzer-no-link) with AddressSanitizer and
+# UndefinedBehaviorSanitizer, and tests/fuzz builds the fuzz targets (-fsanitize=fuzzer).
+# Clang only; the CUDA backend is left out (nvcc does not take these flags, and the targets
+# exercise parsing and decoding, which run on the CPU). tools/fuzz.sh configures it.
+if(NOT FRAMEPIPE_FUZZ)
+  return()
+endif()
+if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR NOT CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "FRAMEPIPE_FUZZ=ON needs clang for C and C++ (libFuzzer), e.g. "
+                      "-DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16")
+endif()
+if(FRAMEPIPE_WITH_CUDA)
+  message(FATAL_ERROR "FRAMEPIPE_FUZZ=ON needs -DFRAMEPIPE_CUDA=OFF")
+endif()
+# UB is an error, not a warning: libFuzzer must see it as a crash and keep the input.
+set(FRAMEPIPE_FUZZ_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=all)
+add_compile_options(-fsanitize=fuzzer-no-link ${FRAMEPIPE_FUZZ_SANITIZERS} -fno-omit-frame-pointer -g)
+# Anything else linked in this build (the CLI, tests) needs the sanitizer runtimes too.
+add_link_options(${FRAMEPIPE_FUZZ_SANITIZERS})
+message(STATUS "framepipe: fuzz build (libFuzzer + ASan + UBSan)")
