@@ -119,12 +119,22 @@ HostImageU8 scene(int w, int h, std::uint32_t seed, int pitch_extra = 0) {
 
 HostImageU8 constant(int w, int h, std::uint8_t value) { return HostImageU8(w, h, 0, value); }
 
+// The GPU's float pyramid may round a sample one gray level apart from the CPU's, but only
+// rarely: at most one level anywhere, and on at most 1% of the samples (as for nlmeans).
+void expect_close_to_cpu(const HostImageU8& gpu, const HostImageU8& cpu) {
+  std::string where;
+  EXPECT_LE(fp::test::max_abs_difference(gpu, cpu, &where), 1) << "gpu vs cpu at " << where;
+  long differing = 0;
+  for (int y = 0; y < gpu.height(); ++y)
+    for (int x = 0; x < gpu.width(); ++x) differing += gpu(x, y) != cpu(x, y);
+  EXPECT_LE(differing, 1 + static_cast<long>(gpu.width()) * gpu.height() / 100)
+      << differing << " of " << gpu.width() * gpu.height() << " samples differ from the CPU's";
+}
+
 void expect_matches_cpu(const HostImageU8& a, const HostImageU8& b, const fp::cuda::FusionParams& p) {
   SCOPED_TRACE(describe(a.width(), a.height(), p));
   const HostImageU8 expected = cpu_fusion(a, b, p);
-  const HostImageU8 actual = gpu_fusion(a, b, p);
-  std::string where;
-  EXPECT_LE(fp::test::max_abs_difference(actual, expected, &where), 1) << "gpu vs cpu at " << where;
+  expect_close_to_cpu(gpu_fusion(a, b, p), expected);
 }
 
 TEST(PyramidFusionGpu, MatchesCpuOnEverySizeRuleAndLevelCount) {
@@ -268,8 +278,7 @@ TEST(PyramidFusionGpu, ReusesTheWorkspaceAcrossCalls) {
                              stream.get());
     stream.synchronize();
     results.push_back(fp::test::to_host(dst));
-    std::string where;
-    EXPECT_LE(fp::test::max_abs_difference(results.back(), cpu_fusion(*call.hx, *call.hy, call.p), &where), 1) << where;
+    expect_close_to_cpu(results.back(), cpu_fusion(*call.hx, *call.hy, call.p));
   }
   EXPECT_EQ(fp::test::max_abs_difference(results[0], results[2]), 0);
   EXPECT_EQ(fp::test::max_abs_difference(results[0], results[4]), 0);
@@ -308,8 +317,7 @@ TEST(PyramidFusionGpu, AcceptsAnyDevicePitchAndOffset) {
       HostImageU8 out(w, h, w + 9);
       fp::cuda::download(fp::ConstImageU8(vd), out.view(), stream.get());
       stream.synchronize();
-      std::string where;
-      EXPECT_LE(fp::test::max_abs_difference(out, cpu_fusion(a, b, p), &where), 1) << where;
+      expect_close_to_cpu(out, cpu_fusion(a, b, p));
     }
   }
 }
