@@ -130,7 +130,7 @@ void expect_prompt_stop_while_opening(const std::string& uri, int sig) {
   run.signal(sig);
   const auto [code, seconds] = run.wait(5.0);
   EXPECT_EQ(code, 130) << uri;
-  EXPECT_LT(seconds, 2.0) << uri;
+  EXPECT_LT(seconds, time_bound(2.0)) << uri;
 }
 
 TEST(Signals, SigtermWhileOpeningASilentRtspServer) {
@@ -172,10 +172,14 @@ TEST(Signals, SecondSignalExitsAtOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   run.signal(SIGINT);
+  // Two signals sent back to back may reach the process as one (a standard signal that is
+  // still pending is not queued twice; ThreadSanitizer defers delivery, which makes that
+  // likely): give the first one time to arrive, then measure from the second.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(5.0);
   EXPECT_EQ(code, 130);
-  EXPECT_LT(seconds, 1.0);
+  EXPECT_LT(seconds, time_bound(1.0));
 }
 
 }  // namespace
