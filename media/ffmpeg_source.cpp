@@ -10,6 +10,7 @@
 #include "media/ffmpeg_input.hpp"
 #include "media/media_error.hpp"
 #include "media/memory_source.hpp"
+#include "media/packet_arrivals.hpp"
 #include "media/sources.hpp"
 
 extern "C" {
@@ -173,6 +174,7 @@ class FfmpegSource final : public FrameSource {
         continue;
       }
       const DecodeErrorPosition position = packet_position();
+      if (packet_->pts != AV_NOPTS_VALUE) arrivals_.add(packet_->pts, std::chrono::steady_clock::now());
       const bool corrupt = (packet_->flags & AV_PKT_FLAG_CORRUPT) != 0;
       ret = avcodec_send_packet(decoder_.get(), packet_.get());
       av_packet_unref(packet_.get());
@@ -242,7 +244,7 @@ class FfmpegSource final : public FrameSource {
     const std::int64_t pts = frame_->best_effort_timestamp;
     out.pts = pts == AV_NOPTS_VALUE ? kNoPts : pts;
     out.time_base = info_.time_base;
-    out.arrival = std::chrono::steady_clock::now();
+    out.arrival = pts == AV_NOPTS_VALUE ? std::chrono::steady_clock::now() : arrivals_.take(pts);
 
     const auto format = static_cast<AVPixelFormat>(frame_->format);
     if (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
@@ -287,6 +289,7 @@ class FfmpegSource final : public FrameSource {
   OnDecodeError on_error_ = OnDecodeError::Skip;
   DecodeErrors errors_;
   std::int64_t frames_decoded_ = 0;
+  PacketArrivals arrivals_;  // of the packets sent to the decoder, by pts
   std::int64_t packets_read_ = 0;  // of our stream
   DecodeErrorPosition last_sent_;  // the last packet given to the decoder
   std::int64_t flagged_packet_ = -1;  // the last packet counted because the demuxer flagged it

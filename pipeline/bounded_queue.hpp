@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -16,14 +17,37 @@ class BoundedQueue {
  public:
   explicit BoundedQueue(std::size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
 
-  // Blocks while full; returns false (dropping the item) once the queue is closed.
-  bool push(T item) {
-    std::unique_lock lock(mutex_);
-    not_full_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
-    if (closed_) return false;
-    items_.push_back(std::move(item));
-    not_empty_.notify_one();
+  // What push() does when the queue is full: wait for room, discard the oldest queued item
+  // to make room, or discard the item being pushed.
+  enum class Overflow { Wait, DropOldest, DropNewest };
+
+  // Returns false (dropping the item) once the queue is closed. A discarded item is counted
+  // in dropped() and destroyed outside the lock.
+  bool push(T item, Overflow overflow = Overflow::Wait) {
+    std::optional<T> discarded;
+    {
+      std::unique_lock lock(mutex_);
+      if (overflow == Overflow::Wait) not_full_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+      if (closed_) return false;
+      if (items_.size() >= capacity_) {
+        ++dropped_;
+        if (overflow == Overflow::DropNewest) {
+          discarded = std::move(item);
+          return true;
+        }
+        discarded = std::move(items_.front());
+        items_.pop_front();
+      }
+      items_.push_back(std::move(item));
+      not_empty_.notify_one();
+    }
     return true;
+  }
+
+  // Items discarded by push() so far.
+  std::int64_t dropped() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
   }
 
   enum class PopStatus { Item, Timeout, Closed };
@@ -55,11 +79,12 @@ class BoundedQueue {
 
  private:
   const std::size_t capacity_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable not_full_;
   std::condition_variable not_empty_;
   std::deque<T> items_;
   bool closed_ = false;
+  std::int64_t dropped_ = 0;
 };
 
 }  // namespace fp

@@ -11,6 +11,7 @@
 #include "pipeline/config_overrides.hpp"
 #include "pipeline/config_params.hpp"
 #include "pipeline/config_reader.hpp"
+#include "pipeline/config_run_keys.hpp"
 
 namespace fp {
 
@@ -63,6 +64,8 @@ PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::strin
   PipelineDefinition definition;
   definition.file = file;
   if (raw->device) definition.device = check_device(*raw->device, issues);
+  if (raw->realtime) definition.realtime = check_realtime(*raw->realtime, issues);
+  if (raw->drop) definition.drop = check_drop(*raw->drop, issues);
   const auto inputs = link_stages(*raw, issues);
   for (std::size_t i = 0; i < raw->stages.size(); ++i) {
     const RawStage& stage = raw->stages[i];

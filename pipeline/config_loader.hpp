@@ -3,6 +3,8 @@
 //
 // File format (docs/pipeline-format.md):
 //   device: auto | cpu | cuda | cuda:N      (optional, default auto)
+//   realtime: true | false                  (optional, default false: pace files and testsrc)
+//   drop: auto | oldest | newest | never    (optional, default auto: oldest for live inputs)
 //   input:  URI                             (shorthand for a first stage {id: input, type: decode, uri: URI})
 //   stages:                                 (a non-empty sequence)
 //     - id: ID          (optional; default: the type, which must then be unique)
@@ -25,6 +27,7 @@ struct ConfigOverrides {
   std::optional<std::string> input;         // -i: replaces the uri of the (first) decode stage
   std::optional<std::string> output;        // -o: replaces the output of the first encode stage
   std::optional<std::string> device;        // --device
+  std::optional<std::string> drop;          // --drop
   std::vector<std::string> sets;            // --set ID.PARAM=VALUE (VALUE parsed as YAML)
 };
 

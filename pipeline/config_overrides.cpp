@@ -73,6 +73,7 @@ void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::ve
   if (overrides.input) override_first(raw, "decode", "uri", *overrides.input, "-i", issues);
   if (overrides.output) override_first(raw, "encode", "output", *overrides.output, "-o", issues);
   if (overrides.device) raw.device = RawValue{YAML::Node(*overrides.device), option("--device")};
+  if (overrides.drop) raw.drop = RawValue{YAML::Node(*overrides.drop), option("--drop")};
   for (const auto& set : overrides.sets) apply_set(raw, set, issues);
 }
 

@@ -60,6 +60,8 @@ struct RawStage {
 struct RawPipeline {
   std::string file;
   std::optional<RawValue> device;
+  std::optional<RawValue> realtime;
+  std::optional<RawValue> drop;
   bool has_top_level_input = false;  // then stages[0] is its decode stage, id `input`
   bool stages_usable = false;        // false: `stages` is missing or not a list (already reported)
   Origin stages_origin;

@@ -8,7 +8,7 @@ namespace fp {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"device", "input", "stages"};
+const std::vector<std::string> kTopLevelKeys = {"device", "input", "stages", "realtime", "drop"};
 
 // A syntax error points where yaml-cpp gave up, which is what an editor should jump to.
 ConfigIssue syntax_issue(const YAML::Exception& e, const std::string& file) {
@@ -92,6 +92,10 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
     const Origin at_value = origin_of(value, origin_of(key, file, name), name);
     if (name == "device") {
       raw.device = RawValue{value, at_value};
+    } else if (name == "realtime") {
+      raw.realtime = RawValue{value, at_value};
+    } else if (name == "drop") {
+      raw.drop = RawValue{value, at_value};
     } else if (name == "input") {
       input = RawValue{value, at_value};
     } else if (name == "stages") {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -35,7 +37,10 @@ struct Node {
   VideoInfo info;
   StageTiming timing;
   std::unique_ptr<BoundedQueue<Frame>> queue;  // sources: decoded frames; sinks: frames to encode
+  BoundedQueue<Frame>::Overflow overflow = BoundedQueue<Frame>::Overflow::Wait;  // sources: the drop policy
   LatencyHistogram latency_ms;                 // sinks: per frame written (this sink's thread alone)
+  // sinks: the latest frame's latency, for the progress line (on the heap: nodes are moved)
+  std::unique_ptr<std::atomic<double>> last_latency_ms = std::make_unique<std::atomic<double>>(-1.0);
   bool opened = false;                         // sinks: open() succeeded
   std::exception_ptr source_error;             // sources: raised once the frames before it are processed
 
@@ -159,8 +164,11 @@ class Run {
   // throws std::system_error) fails the run like any other error: the threads already
   // running are stopped and joined, and the outputs finalized.
   void start_threads() {
-    for (auto& n : nodes_)
-      if (n.role() != StageRole::Process) n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
+    for (auto& n : nodes_) {
+      if (n.role() == StageRole::Process) continue;
+      n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
+      if (n.role() == StageRole::Source) set_drop_policy(n);
+    }
     for (auto& n : nodes_) {
       if (n.role() == StageRole::Process) continue;
       try {
@@ -177,7 +185,31 @@ class Run {
     }
   }
 
+  // A live input keeps coming whether or not the graph keeps up: unless told otherwise, its
+  // queue drops the oldest frame rather than letting frames (and memory, and latency) pile up
+  // upstream. Files and testsrc wait: nothing is lost.
+  void set_drop_policy(Node& n) {
+    using Overflow = BoundedQueue<Frame>::Overflow;
+    const DropPolicy policy = resolve_drop_policy(options_.drop, n.info.live);
+    n.timing.drop_policy = drop_policy_name(policy);
+    n.overflow = policy == DropPolicy::Oldest   ? Overflow::DropOldest
+                 : policy == DropPolicy::Newest ? Overflow::DropNewest
+                                                : Overflow::Wait;
+  }
+
+  // Says (at most every few seconds) that frames are being dropped, with the count so far.
+  void warn_of_drops(Node& n, Clock::time_point& last_warning, std::int64_t& warned_count) {
+    const std::int64_t dropped = n.queue->dropped();
+    if (dropped == warned_count || Clock::now() - last_warning < std::chrono::seconds(5)) return;
+    spdlog::warn("{}: the graph is behind the input; {} frames dropped so far (drop: {})", n.timing.id, dropped,
+                 n.timing.drop_policy);
+    last_warning = Clock::now();
+    warned_count = dropped;
+  }
+
   void source_loop(Node& n) {
+    Clock::time_point last_drop_warning{};
+    std::int64_t warned_drops = 0;
     try {
       Pacer pacer(n.info);
       for (std::int64_t count = 0; !stopping_; ++count) {
@@ -188,9 +220,16 @@ class Run {
         if (!frame) break;
         ++n.timing.frames;
         frame->sequence = count;
-        if (options_.realtime && !pacer.wait_until_due(*frame, stopping_)) break;
-        frame->arrival = Clock::now();
-        if (!n.queue->push(std::move(*frame))) break;
+        // A paced frame arrives when it is due, as from a camera; any other when it is read
+        // (live sources stamp it themselves, when its packet came in).
+        if (options_.realtime) {
+          if (!pacer.wait_until_due(*frame, stopping_)) break;
+          frame->arrival = pacer.last_due();
+        } else if (frame->arrival == Clock::time_point{}) {
+          frame->arrival = Clock::now();
+        }
+        if (!n.queue->push(std::move(*frame), n.overflow)) break;
+        if (n.overflow != BoundedQueue<Frame>::Overflow::Wait) warn_of_drops(n, last_drop_warning, warned_drops);
       }
     } catch (...) {
       // The frames decoded before the failure (damaged input, a size change) are still
@@ -211,7 +250,9 @@ class Run {
         n.sink().write(frame);
         n.timing.total_ms += ms_since(t0);
         ++n.timing.frames;
-        n.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - frame.arrival).count());
+        const double latency = std::chrono::duration<double, std::milli>(Clock::now() - frame.arrival).count();
+        n.latency_ms.add(latency);
+        n.last_latency_ms->store(latency, std::memory_order_relaxed);
         frame = Frame{};  // return the buffers to their pools now, not at the next frame
       }
     } catch (...) {
@@ -315,7 +356,7 @@ class Run {
     ++stats_.frames;
     if (!has_sinks())
       stats_.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
-    progress.update(stats_.frames);
+    progress.update(stats_.frames, frames_dropped(), latest_latency_ms(work.arrival));
   }
 
   // Fills the sources' slots of `outputs`; false at the end of any source or on a stop.
@@ -376,6 +417,23 @@ class Run {
 
   bool stop_requested() const { return options_.stop != nullptr && options_.stop->load(); }
 
+  std::int64_t frames_dropped() const {
+    std::int64_t dropped = 0;
+    for (const auto& n : nodes_)
+      if (n.role() == StageRole::Source && n.queue) dropped += n.queue->dropped();
+    return dropped;
+  }
+
+  // The latest frame's latency: the slowest sink's last one, or without sinks the frame just
+  // retired.
+  double latest_latency_ms(Clock::time_point retired_arrival) const {
+    if (!has_sinks()) return std::chrono::duration<double, std::milli>(Clock::now() - retired_arrival).count();
+    double latest = -1.0;
+    for (const auto& n : nodes_)
+      if (n.role() == StageRole::Sink) latest = std::max(latest, n.last_latency_ms->load(std::memory_order_relaxed));
+    return latest;
+  }
+
   bool has_sinks() const {
     for (const auto& n : nodes_)
       if (n.role() == StageRole::Sink) return true;
@@ -401,7 +459,11 @@ class Run {
 
   void collect_stats() {
     for (auto& n : nodes_) {
-      if (n.role() == StageRole::Source) n.timing.decode_errors = n.source().decode_errors();
+      if (n.role() == StageRole::Source) {
+        n.timing.decode_errors = n.source().decode_errors();
+        if (n.queue) n.timing.frames_dropped = n.queue->dropped();
+        stats_.frames_dropped += n.timing.frames_dropped;
+      }
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);
     }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "pipeline/drop_policy.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/run_stats.hpp"
 
@@ -35,6 +36,7 @@ struct RunOptions {
   std::size_t queue_depth = 4;   // frames buffered between threads
   int slots = 2;                 // frames in flight on a CUDA device, each on its own stream
   bool realtime = false;         // release each source's frames at their frame rate (files, testsrc)
+  DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does (auto: oldest when live)
   const std::atomic<bool>* stop = nullptr;  // set from a signal handler to stop early
   RunHooks hooks;                           // tests only
 };

@@ -30,8 +30,10 @@ bool Pacer::wait_until_due(const Frame& frame, const std::atomic<bool>& stop) {
     started_ = true;
     origin_ = now;
     origin_offset_ = offset;
+    last_due_ = now;
     return !stop.load();
   }
+  last_due_ = due;
   while (Clock::now() < due) {
     if (stop.load()) return false;
     std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), kStopCheck));

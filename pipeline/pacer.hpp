@@ -21,6 +21,9 @@ class Pacer {
 
   // Blocks until `frame` is due; returns false when `stop` was set while waiting.
   bool wait_until_due(const Frame& frame, const std::atomic<bool>& stop);
+  // When the last frame waited for was due: its arrival, as a camera would have delivered it
+  // (earlier than now when the source fell behind, so latency counts the backlog).
+  Clock::time_point last_due() const { return last_due_; }
 
  private:
   // Seconds from the first frame to `frame`, from its pts (or its sequence and the nominal
@@ -31,6 +34,7 @@ class Pacer {
   bool started_ = false;
   Clock::time_point origin_{};
   double origin_offset_ = 0;
+  Clock::time_point last_due_{};
 };
 
 }  // namespace fp

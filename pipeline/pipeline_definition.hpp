@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/drop_policy.hpp"
 #include "stages/stage.hpp"
 
 namespace fp {
@@ -21,6 +22,8 @@ struct StageDefinition {
 struct PipelineDefinition {
   std::string file;  // the YAML file it came from
   std::string device = "auto";  // auto | cpu | cuda | cuda:N
+  bool realtime = false;        // pace files and testsrc at their frame rate
+  DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
 
   const StageDefinition* find(const std::string& id) const {

@@ -18,7 +18,7 @@ ProgressLine::ProgressLine(bool enabled, std::int64_t total_frames, std::FILE* o
 
 ProgressLine::~ProgressLine() { finish(); }
 
-void ProgressLine::update(std::int64_t frames) {
+void ProgressLine::update(std::int64_t frames, std::int64_t dropped, double latency_ms) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   if (drawn_ && now - last_draw_ < kRedrawInterval) return;
@@ -29,6 +29,8 @@ void ProgressLine::update(std::int64_t frames) {
   std::string line = total_ > 0 ? fmt::format("frame {}/{}", frames, total_) : fmt::format("frame {}", frames);
   line += fmt::format("  {:.1f} fps  elapsed {}", fps, clock_text(elapsed));
   if (total_ > 0 && fps > 0 && frames <= total_) line += "  ETA " + clock_text(static_cast<double>(total_ - frames) / fps);
+  if (latency_ms >= 0) line += fmt::format("  latency {:.0f} ms", latency_ms);
+  if (dropped > 0) line += fmt::format("  dropped {}", dropped);
   // stdio, not fmt::print: a progress line must never throw (e.g. when stderr is closed).
   std::fputs(fmt::format("\r{:<72}", line).c_str(), out_);
   std::fflush(out_);

@@ -1,5 +1,5 @@
 // The progress line on a terminal: frames, fps, elapsed time and, when the length is
-// known, the ETA. Rewritten in place at most a few times a second.
+// known, the ETA; frames dropped and the latest latency when there are any. Rewritten in place at most a few times a second.
 #pragma once
 
 #include <chrono>
@@ -13,7 +13,9 @@ class ProgressLine {
   // Shows nothing unless `enabled` (the CLI enables it when stderr is a terminal).
   ProgressLine(bool enabled, std::int64_t total_frames, std::FILE* out = stderr);
   ~ProgressLine();
-  void update(std::int64_t frames);
+  // `dropped`: frames the sources' queues dropped so far; `latency_ms`: the latest frame's
+  // (arrival to written), negative when not known yet. Each is shown once it is non-zero/known.
+  void update(std::int64_t frames, std::int64_t dropped = 0, double latency_ms = -1);
   void finish();  // clears the line
 
  private:

@@ -40,6 +40,7 @@ std::string stats_to_json(const RunStats& stats) {
   doc["wall_seconds"] = stats.wall_seconds;
   doc["fps"] = stats.fps();
   doc["interrupted"] = stats.interrupted;
+  doc["frames_dropped"] = stats.frames_dropped;
   const auto& latency = stats.latency_ms;
   doc["latency_ms"] = {{"frames", latency.count()},  {"p50", latency.percentile(50)}, {"p95", latency.percentile(95)},
                        {"p99", latency.percentile(99)}, {"max", latency.max()}};
@@ -49,6 +50,8 @@ std::string stats_to_json(const RunStats& stats) {
     if (!s.decoder.empty()) {
       stage["decoder"] = s.decoder;
       stage["decode_errors"] = decode_errors_json(s.decode_errors);
+      stage["drop"] = s.drop_policy;
+      stage["frames_dropped"] = s.frames_dropped;
     }
     if (!s.encoder.empty()) stage["encoder"] = s.encoder;
     if (!s.output.empty()) stage["output"] = s.output;
@@ -85,6 +88,10 @@ std::string stats_summary(const RunStats& stats) {
     text += fmt::format("  {}: skipped {}; the first at {}: {}\n", s.id, s.decode_errors.summary(), first.where(),
                         first.reason);
   }
+  for (const auto& s : stats.stages)
+    if (s.frames_dropped > 0)
+      text += fmt::format("  {}: dropped {} of {} frames, the graph being behind (drop: {})\n", s.id, s.frames_dropped,
+                          s.frames, s.drop_policy);
   if (const auto& latency = stats.latency_ms; latency.count() > 0)
     text += fmt::format("  latency p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n", latency.percentile(50),
                         latency.percentile(95), latency.percentile(99), latency.max());

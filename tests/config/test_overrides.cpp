@@ -105,6 +105,19 @@ TEST(Overrides, DeviceIsValidated) {
             "command line: --device: must be auto, cpu, cuda or cuda:N (got 'gpu')");
 }
 
+TEST(Overrides, DropReplacesTheFilesPolicyAndIsValidated) {
+  ConfigOverrides overrides;
+  overrides.drop = "newest";
+  EXPECT_EQ(parse(std::string("drop: never\nrealtime: true\n") + test::kSimplePipeline, overrides).drop,
+            DropPolicy::Newest);
+  EXPECT_EQ(parse(test::kSimplePipeline, {}).drop, DropPolicy::Auto);
+  EXPECT_FALSE(parse(test::kSimplePipeline, {}).realtime);
+  EXPECT_TRUE(parse(std::string("realtime: true\n") + test::kSimplePipeline, {}).realtime);
+  overrides.drop = "latest";
+  EXPECT_EQ(only_issue(test::kSimplePipeline, overrides).format(),
+            "command line: --drop: must be auto, oldest, newest or never (got 'latest')");
+}
+
 TEST(Overrides, SetParsesTheValueAsYaml) {
   const auto def = parse(kTwoSinks, sets({"denoise.h=15", "denoise.patch=5", "fused.gain=[1, 2.5]",
                                           "fused.rule=average", "skel.threshold=100", "out.crf=23"}));

@@ -103,6 +103,25 @@ TEST(Cli, RunWritesOutputsAndStats) {
   EXPECT_EQ(stats["stages"][3]["encoder"], "libx264");
   EXPECT_EQ(stats["stages"][3]["output"], "out.mp4");
   EXPECT_EQ(stats["stages"][2]["frames"], 6);
+  EXPECT_EQ(stats["frames_dropped"], 0);
+  EXPECT_EQ(stats["stages"][0]["drop"], "never") << "a test source never drops by default";
+  EXPECT_EQ(stats["stages"][0]["frames_dropped"], 0);
+}
+
+// `--drop` and the file's `drop:`/`realtime:` reach the run; a bad value is a usage error.
+TEST(Cli, DropPolicyFromTheFileOrTheCommandLine) {
+  TempDir dir("cli-drop");
+  write_file(dir / "p.yaml", std::string("realtime: true\ndrop: newest\n") + kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "-q", "--stats-json", "a.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "a.json"))["stages"][0]["drop"], "newest");
+  result = run_framepipe({"run", "p.yaml", "-q", "--drop", "oldest", "--stats-json", "b.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "b.json"))["stages"][0]["drop"], "oldest");
+  result = run_framepipe({"run", "p.yaml", "--drop", "sideways"}, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--drop: must be auto, oldest, newest or never (got 'sideways')"), std::string::npos)
+      << result.output;
 }
 
 TEST(Cli, OverridesReplaceInputOutputAndParameters) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #include "pipeline/bounded_queue.hpp"
 
@@ -22,6 +23,44 @@ TEST(BoundedQueue, KeepsOrderAndDrainsAfterClose) {
   EXPECT_EQ(q.pop(v, 1ms), Status::Item);
   EXPECT_EQ(v, 2);
   EXPECT_EQ(q.pop(v, 1ms), Status::Closed);
+}
+
+using Overflow = BoundedQueue<int>::Overflow;
+
+std::vector<int> drain(BoundedQueue<int>& q) {
+  q.close();
+  std::vector<int> items;
+  for (int v = 0; q.pop(v, 1ms) == Status::Item;) items.push_back(v);
+  return items;
+}
+
+TEST(BoundedQueue, DropOldestKeepsTheNewestItemsAndCountsTheRest) {
+  BoundedQueue<int> q(3);
+  for (int i = 1; i <= 7; ++i) EXPECT_TRUE(q.push(i, Overflow::DropOldest)) << "never waits";
+  EXPECT_EQ(q.dropped(), 4);
+  EXPECT_EQ(drain(q), (std::vector<int>{5, 6, 7}));
+}
+
+TEST(BoundedQueue, DropNewestKeepsWhatIsQueuedAndCountsTheRest) {
+  BoundedQueue<int> q(3);
+  for (int i = 1; i <= 7; ++i) EXPECT_TRUE(q.push(i, Overflow::DropNewest));
+  EXPECT_EQ(q.dropped(), 4);
+  EXPECT_EQ(drain(q), (std::vector<int>{1, 2, 3}));
+}
+
+TEST(BoundedQueue, WaitDropsNothingAndBlocksUntilThereIsRoom) {
+  BoundedQueue<int> q(1);
+  EXPECT_TRUE(q.push(1));
+  std::thread consumer([&] {
+    std::this_thread::sleep_for(20ms);
+    int v = 0;
+    EXPECT_EQ(q.pop(v, 1s), Status::Item);
+    EXPECT_EQ(v, 1);
+  });
+  EXPECT_TRUE(q.push(2, Overflow::Wait));  // returns once the consumer made room
+  consumer.join();
+  EXPECT_EQ(q.dropped(), 0);
+  EXPECT_EQ(drain(q), (std::vector<int>{2}));
 }
 
 TEST(BoundedQueue, PopTimesOutWhenEmpty) {

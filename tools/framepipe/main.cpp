@@ -25,6 +25,10 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
       ->type_name("ID.PARAM=VALUE")
       ->allow_extra_args(false);
   cmd.add_option("--device", overrides.device, "Run on auto (the first GPU, else the CPU), cpu, cuda or cuda:N (overrides the file's device)");
+  cmd.add_option("--drop", overrides.drop,
+                 "When the graph falls behind its input: drop the oldest or newest queued frame, or never "
+                 "(the source waits); auto (default): oldest for live inputs, never for files")
+      ->type_name("auto|oldest|newest|never");
 }
 
 }  // namespace
@@ -46,7 +50,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--slots", run.slots, "Frames in flight on a GPU, each on its own CUDA stream (default 2)")
       ->check(CLI::Range(1, 16));
   run_cmd->add_flag("--realtime", run.realtime,
-                    "Release frames at the input's frame rate, as a camera would (files and testsrc)");
+                    "Release frames at the input's frame rate, as a camera would (files and testsrc; "
+                    "the file's `realtime: true` does the same)");
 
   std::string validate_file;
   fp::ConfigOverrides validate_overrides;

@@ -41,7 +41,8 @@ int run_command(const RunArguments& args) {
 
   RunOptions options;
   options.max_frames = args.frames;
-  options.realtime = args.realtime;
+  options.realtime = args.realtime || definition.realtime;
+  options.drop = definition.drop;
   options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &install_interrupt_handler();
