@@ -331,7 +331,12 @@ class Run {
         }
         const auto status = n.queue->pop(outputs[i], kPollInterval);
         if (status == BoundedQueue<Frame>::PopStatus::Item) break;
-        if (status == BoundedQueue<Frame>::PopStatus::Closed) return false;
+        if (status == BoundedQueue<Frame>::PopStatus::Closed) {
+          // A source that was waiting (a reconnect backoff) ends its stream when the stop
+          // request reaches it, which may be before this thread sees the flag.
+          if (stop_requested()) stats_.interrupted = true;
+          return false;
+        }
       }
     }
     return true;
@@ -401,7 +406,10 @@ class Run {
 
   void collect_stats() {
     for (auto& n : nodes_) {
-      if (n.role() == StageRole::Source) n.timing.decode_errors = n.source().decode_errors();
+      if (n.role() == StageRole::Source) {
+        n.timing.decode_errors = n.source().decode_errors();
+        n.timing.reconnect = n.source().reconnect_stats();
+      }
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);
     }

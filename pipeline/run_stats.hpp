@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "media/decode_errors.hpp"
+#include "media/reconnect.hpp"
 #include "pipeline/latency_histogram.hpp"
 
 namespace fp {
@@ -20,6 +22,7 @@ struct StageTiming {
   std::int64_t frames = 0;
   double total_ms = 0;  // busy time of the stage
   DecodeErrors decode_errors;  // sources: damaged packets and frames skipped
+  std::optional<ReconnectStats> reconnect;  // sources that reconnect: gaps and reconnects
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
 };
 
