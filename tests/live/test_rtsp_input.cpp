@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,6 +74,18 @@ bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds 
   return false;
 }
 
+// framepipe reading `server` (with `input_extra` in its input map) into out.mkv, returned once
+// frames flow (the output exists: sinks open after the input did). Throws when it does not
+// within 10 s.
+std::unique_ptr<BackgroundRun> start_streaming(const TempDir& dir, const RtspServer& server,
+                                               const std::string& input_extra, const std::vector<std::string>& args) {
+  write_pipeline(dir, input_map(server.uri(), input_extra));
+  auto run = std::make_unique<BackgroundRun>(dir.path(), args);
+  if (!wait_for_file(dir / "out.mkv", 10s))
+    throw std::runtime_error("framepipe did not start streaming within 10 s:\n" + run->output());
+  return run;
+}
+
 const nlohmann::json& input_stage(const nlohmann::json& stats) {
   for (const auto& stage : stats["stages"])
     if (stage["id"] == "input") return stage;
@@ -104,11 +118,11 @@ TEST(RtspInput, ServerKilledAndRestartedReconnects) {
   FP_REQUIRE_RTSP_SERVER();
   RtspServer server;
   TempDir dir("rtsp-restart");
-  write_pipeline(dir, input_map(server.uri(), "reconnect: {initial_ms: 200, max_ms: 1000}"));
   constexpr int kFrames = 150;  // 6 s at 25 fps: more than the first 3 s can deliver
-  BackgroundRun run(dir.path(), {"run", "p.yaml", "--frames", std::to_string(kFrames), "--stats-json", "stats.json"});
   const auto started = Clock::now();
-  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 200, max_ms: 1000}",
+                                   {"run", "p.yaml", "--frames", std::to_string(kFrames), "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
   std::this_thread::sleep_until(started + 3s);
   server.kill();
   const auto killed = Clock::now();
@@ -220,9 +234,9 @@ TEST(RtspInput, SigintDuringBackoffExitsAtOnce) {
   FP_REQUIRE_RTSP_SERVER();
   RtspServer server;
   TempDir dir("rtsp-sigint");
-  write_pipeline(dir, input_map(server.uri(), "reconnect: {initial_ms: 10000, max_ms: 10000}"));
-  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
-  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 10000, max_ms: 10000}",
+                                   {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
   std::this_thread::sleep_for(1s);
   server.kill();
   std::this_thread::sleep_for(1500ms);  // lost, and waiting for the first attempt
@@ -246,9 +260,8 @@ TEST(RtspInput, SizeChangeAfterReconnectStopsCleanly) {
   FP_REQUIRE_RTSP_SERVER();
   RtspServer server;
   TempDir dir("rtsp-resize");
-  write_pipeline(dir, input_map(server.uri(), "reconnect: {initial_ms: 200, max_ms: 500}"));
-  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
-  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 200, max_ms: 500}", {"run", "p.yaml", "-q"});
+  BackgroundRun& run = *streaming;
   std::this_thread::sleep_for(1s);
   server.kill();
   server.start({.width = 160, .height = 120});
@@ -264,9 +277,9 @@ TEST(RtspInput, ReconnectRetries404ButNot401) {
   FP_REQUIRE_RTSP_SERVER();
   RtspServer server;
   TempDir dir("rtsp-refusals");
-  write_pipeline(dir, input_map(server.uri(), "reconnect: {initial_ms: 100, max_ms: 200}"));
-  BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
-  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 100, max_ms: 200}",
+                                   {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
   server.kill();
   server.start({.path = "/booting"});  // our path: 404
   std::this_thread::sleep_for(1500ms);
