@@ -27,6 +27,14 @@ void DecodeErrors::keep(DecodeErrorPosition position) {
   last = std::move(position);
 }
 
+void DecodeErrors::merge(const DecodeErrors& other) {
+  packets += other.packets;
+  frames += other.frames;
+  for (const auto& position : other.first)
+    if (first.size() < kPositionsKept) first.push_back(position);
+  if (other.total() > 0) last = other.last;
+}
+
 std::string DecodeErrors::summary() const {
   std::string text;
   if (packets > 0) text = fmt::format("{} damaged packet{}", packets, packets == 1 ? "" : "s");

@@ -42,6 +42,8 @@ struct DecodeErrors {
   std::int64_t total() const { return packets + frames; }
   void add_packet(DecodeErrorPosition position);
   void add_frame(DecodeErrorPosition position);
+  // Adds the counts and positions of another session of the same input (a reconnect).
+  void merge(const DecodeErrors& other);
   // "3 damaged packets, 1 frame with concealed errors" ("" when there are none).
   std::string summary() const;
 

@@ -28,7 +28,7 @@ void global_init() {
 void fail(const std::string& name, const std::string& what) { throw MediaError(name + ": " + what); }
 
 void fail(const std::string& name, const std::string& what, int errnum) {
-  throw MediaError(name + ": " + what + ": " + av_error_text(errnum));
+  throw MediaError(name + ": " + what + ": " + av_error_text(errnum), errnum);
 }
 
 std::string format_fps(Rational fps) {

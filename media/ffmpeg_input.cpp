@@ -1,28 +1,16 @@
 #include "media/ffmpeg_input.hpp"
 
-#include <array>
+#include <stdexcept>
 #include <string_view>
 
 #include "media/ffmpeg_common.hpp"
+#include "media/stream_uri.hpp"
 
 namespace fp::ff {
 
 namespace {
 
-// How long a network read may block before it fails (microseconds): long enough for a
-// slow camera, short enough that a dead one is reported instead of hanging the pipeline.
-constexpr const char* kNetworkTimeoutUs = "5000000";
-
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
-// Protocols that deliver a live feed: frames arrive in real time and may be dropped.
-bool is_live_protocol(std::string_view uri) {
-  constexpr std::array<std::string_view, 7> kLive = {"rtsp://", "rtsps://", "rtmp://", "rtmps://",
-                                                     "udp://",  "rtp://",   "srt://"};
-  for (auto prefix : kLive)
-    if (starts_with(uri, prefix)) return true;
-  return false;
-}
 
 void set_option(const std::string& uri, DictionaryPtr& options, const char* key, const char* value) {
   if (const int ret = dict_set(options, key, value); ret < 0) fail(uri, std::string("cannot set option ") + key, ret);
@@ -33,27 +21,42 @@ int refuse_io_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictiona
 
 }  // namespace
 
-OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt) {
+OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& interrupt, int network_timeout_ms) {
   global_init();
-  std::string url = uri;
+  // Every message names the input without its password; FFmpeg gets the real URL.
+  const std::string uri = mask_credentials(full_uri);
+  std::string url = full_uri;
+  // FFmpeg's socket timeout is a backstop, later than the deadlines of the source's
+  // interrupt callback (a read: the timeout; an open: twice it), which end a wait with a
+  // message that says what happened ("no answer within 10 s"); FFmpeg's own end of a timed
+  // out RTSP handshake reads "Invalid data found when processing input".
+  const std::string timeout_us = std::to_string((2 * static_cast<long long>(network_timeout_ms) + 1000) * 1000);
   const AVInputFormat* format = nullptr;
   DictionaryPtr options;
   OpenedInput opened;
 
-  if (starts_with(uri, "v4l2://")) {
-    url = uri.substr(std::string_view("v4l2://").size());
+  if (starts_with(full_uri, "v4l2://")) {
+    url = full_uri.substr(std::string_view("v4l2://").size());
     if (url.empty()) fail(uri, "no device given (expected v4l2:///dev/videoN)");
     format = av_find_input_format("v4l2");
     if (format == nullptr) fail(uri, "cannot open: this FFmpeg build has no v4l2 input device");
     opened.live = true;
-  } else if (starts_with(uri, "rtsp://") || starts_with(uri, "rtsps://")) {
-    // TCP: no lost packets (and no smeared frames) behind NATs and firewalls that drop UDP.
-    set_option(uri, options, "rtsp_transport", "tcp");
-    set_option(uri, options, "timeout", kNetworkTimeoutUs);
+  } else if (is_rtsp_uri(full_uri)) {
+    RtspUri rtsp;
+    try {
+      rtsp = parse_rtsp_uri(full_uri);
+    } catch (const std::invalid_argument& e) {
+      fail(uri, e.what());
+    }
+    url = rtsp.url;
+    // TCP by default: no lost packets (and no smeared frames) behind NATs and firewalls
+    // that drop UDP. `timeout` is RTSP's socket I/O timeout in microseconds.
+    set_option(uri, options, "rtsp_transport", rtsp.transport == RtspTransport::Udp ? "udp" : "tcp");
+    set_option(uri, options, "timeout", timeout_us.c_str());
     opened.live = true;
-  } else if (uri.find("://") != std::string::npos && !starts_with(uri, "file://")) {
-    set_option(uri, options, "rw_timeout", kNetworkTimeoutUs);
-    opened.live = is_live_protocol(uri);
+  } else if (is_network_uri(full_uri)) {
+    set_option(uri, options, "rw_timeout", timeout_us.c_str());
+    opened.live = is_live_uri(full_uri);
   }
 
   AVFormatContext* raw = avformat_alloc_context();

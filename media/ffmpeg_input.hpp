@@ -19,10 +19,16 @@ struct OpenedInput {
   bool live = false;  // a camera or a network stream rather than a file
 };
 
-// v4l2:///dev/videoN goes to the v4l2 device; rtsp:// is read over TCP with a socket
-// timeout; other network URLs get an I/O timeout. Stream info is read before returning.
-// `interrupt` may be {nullptr, nullptr}. Throws MediaError "<uri>: <reason>".
-OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt);
+// How long a network read may block before it fails (milliseconds): long enough for a slow
+// camera, short enough that a dead one is reported instead of hanging the pipeline.
+inline constexpr int kDefaultNetworkTimeoutMs = 5000;
+
+// v4l2:///dev/videoN goes to the v4l2 device; rtsp:// is read over TCP (or UDP with
+// ?transport=udp, a query parameter that FFmpeg never sees) with a socket timeout; other
+// network URLs get an I/O timeout. Stream info is read before returning. `interrupt` may be
+// {nullptr, nullptr}. Throws MediaError "<uri>: <reason>" with the URI's password masked.
+OpenedInput open_input(const std::string& uri, const AVIOInterruptCB& interrupt,
+                       int network_timeout_ms = kDefaultNetworkTimeoutMs);
 
 // The same for a file held in memory (`bytes` must outlive the input); `name` is used in
 // messages. Only these bytes are read: a demuxer's request to open another file (a

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <new>
 
+#include <fmt/format.h>
+
 #include "core/frame_pool.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
@@ -12,6 +14,7 @@
 #include "media/memory_source.hpp"
 #include "media/packet_arrivals.hpp"
 #include "media/sources.hpp"
+#include "media/stream_uri.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -28,10 +31,28 @@ constexpr int kMaxFailuresInARow = 100;
 
 class FfmpegSource final : public FrameSource {
  public:
-  FfmpegSource(std::string uri, PlaneMemory memory, OnDecodeError on_error, const std::atomic<bool>* stop)
-      : uri_(std::move(uri)), memory_(std::move(memory)), on_error_(on_error), stop_(stop) {
-    // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
-    start(ff::open_input(uri_, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}), DecodeOptions{});
+  // `uri_` is the masked form: it names the input in every message.
+  FfmpegSource(const std::string& uri, const SourceOptions& options, const std::atomic<bool>* also_stop)
+      : uri_(mask_credentials(uri)),
+        memory_(options.memory),
+        on_error_(options.on_error),
+        stop_(options.stop),
+        also_stop_(also_stop),
+        network_(is_network_uri(uri)),
+        timeout_(options.network_timeout_ms) {
+    // The socket timeout bounds each wait; the deadline bounds the whole open (the RTSP
+    // handshake and reading the stream info), which a server that answers slowly, a byte at
+    // a time, could otherwise stretch forever.
+    arm_deadline(2 * timeout_);
+    try {
+      // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
+      start(ff::open_input(uri, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}, options.network_timeout_ms),
+            DecodeOptions{});
+    } catch (const MediaError& e) {
+      if (!timed_out_) throw;
+      ff::fail(uri_, "cannot open: no answer within " + seconds_text(2 * timeout_) + " (timeout)", AVERROR(ETIMEDOUT));
+    }
+    disarm_deadline();
   }
 
   // A file held in memory (open_memory_source).
@@ -80,9 +101,30 @@ class FfmpegSource final : public FrameSource {
   }
 
  private:
-  // FFmpeg polls this in every blocking open and read (network waits included).
-  static int interrupt_callback(void* opaque) { return static_cast<FfmpegSource*>(opaque)->stop_requested() ? 1 : 0; }
-  bool stop_requested() const { return interrupted_.load() || (stop_ != nullptr && stop_->load()); }
+  using Clock = std::chrono::steady_clock;
+
+  // FFmpeg polls this in every blocking open and read (network waits included): a stop
+  // request, or the deadline of the current network open or read, ends the wait.
+  static int interrupt_callback(void* opaque) {
+    auto* self = static_cast<FfmpegSource*>(opaque);
+    if (self->stop_requested()) return 1;
+    if (self->deadline_ != Clock::time_point::max() && Clock::now() >= self->deadline_) {
+      self->timed_out_ = true;
+      return 1;
+    }
+    return 0;
+  }
+  bool stop_requested() const {
+    return interrupted_.load() || (stop_ != nullptr && stop_->load()) || (also_stop_ != nullptr && also_stop_->load());
+  }
+  // Deadlines apply to network inputs only: a file or a camera has no server to give up on.
+  void arm_deadline(std::chrono::milliseconds limit) {
+    if (network_) deadline_ = Clock::now() + limit;
+  }
+  void disarm_deadline() { deadline_ = Clock::time_point::max(); }
+  static std::string seconds_text(std::chrono::milliseconds limit) {
+    return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0);
+  }
 
   std::string stream_name() const {
     return "stream #" + std::to_string(stream_->index) + " (" + avcodec_get_name(stream_->codecpar->codec_id) + ")";
@@ -150,15 +192,22 @@ class FfmpegSource final : public FrameSource {
   // Reads packets until one of our stream reaches the decoder, or starts the final flush.
   void feed_decoder() {
     for (;;) {
+      arm_deadline(timeout_);
       int ret = av_read_frame(format_.get(), packet_.get());
+      disarm_deadline();
       if (ret < 0) {
         if (stop_requested()) return;  // read() sees the flag and ends the stream
+        if (timed_out_)
+          throw StreamLost(uri_ + ": no data for " + seconds_text(timeout_) + " (read timeout) at packet " +
+                               std::to_string(packets_read_),
+                           AVERROR(ETIMEDOUT));
         const bool at_end = ret == AVERROR_EOF || (format_->pb != nullptr && avio_feof(format_->pb));
         if (!at_end) {
           // Damaged container data: the demuxer skips ahead on the next call. A bound on
           // failures in a row keeps a demuxer that cannot get past it from spinning.
           if (ret != AVERROR_INVALIDDATA || ++read_failures_in_a_row_ > kMaxFailuresInARow)
-            ff::fail(uri_, "read error at packet " + std::to_string(packets_read_), ret);
+            throw StreamLost(uri_ + ": read error at packet " + std::to_string(packets_read_) + ": " + av_error_text(ret),
+                             ret);
           damaged_packet({.packet = packets_read_}, ret);
           continue;
         }
@@ -298,14 +347,19 @@ class FfmpegSource final : public FrameSource {
   bool draining_ = false;
   bool finished_ = false;
   std::atomic<bool> interrupted_{false};
-  const std::atomic<bool>* stop_ = nullptr;  // the run's stop request, or null
+  const std::atomic<bool>* stop_ = nullptr;       // the run's stop request, or null
+  const std::atomic<bool>* also_stop_ = nullptr;  // the reconnecting source's, or null
+  bool network_ = false;                          // deadlines apply
+  std::chrono::milliseconds timeout_{5000};       // of a network read; an open gets twice as long
+  Clock::time_point deadline_ = Clock::time_point::max();
+  bool timed_out_ = false;  // the interrupt callback ended a wait at the deadline
 };
 
 }  // namespace
 
-std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const PlaneMemory& memory,
-                                                OnDecodeError on_error, const std::atomic<bool>* stop) {
-  return std::make_unique<FfmpegSource>(uri, memory, on_error, stop);
+std::unique_ptr<FrameSource> open_ffmpeg_source(const std::string& uri, const SourceOptions& options,
+                                                const std::atomic<bool>* also_stop) {
+  return std::make_unique<FfmpegSource>(uri, options, also_stop);
 }
 
 std::unique_ptr<FrameSource> open_memory_source(const std::string& name, std::span<const std::uint8_t> bytes,

@@ -5,6 +5,7 @@
 //   testsrc://WxH@FPS?noise=SIGMA&frames=N   deterministic synthetic video (frames=0: endless)
 //   v4l2:///dev/video0                       a V4L2 camera (libavdevice)
 //   rtsp://..., http://..., a file path      anything FFmpeg's demuxers read (mp4, mkv, ts, y4m...)
+//   rtsp://user:pass@host/path?transport=udp  RTSP over UDP (TCP by default)
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "core/frame.hpp"
 #include "core/frame_pool.hpp"
 #include "media/decode_errors.hpp"
+#include "media/reconnect.hpp"
 #include "media/video_info.hpp"
 
 namespace fp {
@@ -35,6 +37,21 @@ class FrameSource {
     static const DecodeErrors none;
     return none;
   }
+  // Gaps and reconnects of a source that reconnects, else null. Same threading as decode_errors().
+  virtual const ReconnectStats* reconnect_stats() const { return nullptr; }
+};
+
+struct SourceOptions {
+  PlaneMemory memory;  // where frames are made (see open_source)
+  OnDecodeError on_error = OnDecodeError::Skip;
+  const std::atomic<bool>* stop = nullptr;  // see open_source
+  // Network inputs: a read that delivers nothing for this long fails (the stream is lost);
+  // an open gets twice as long in all.
+  int network_timeout_ms = 5000;
+  // Used only when enabled: the first open is never retried (a wrong URI, password or host
+  // is reported at once); a stream that stops after it opened is opened again.
+  ReconnectPolicy reconnect;
+  ReconnectListener on_reconnect;  // gaps and reconnects as they happen (may be empty)
 };
 
 // Opens a source; throws MediaError naming the URI and the reason. Frames are made in
@@ -45,5 +62,6 @@ class FrameSource {
 std::unique_ptr<FrameSource> open_source(const std::string& uri, const PlaneMemory& memory = {},
                                          OnDecodeError on_error = OnDecodeError::Skip,
                                          const std::atomic<bool>* stop = nullptr);
+std::unique_ptr<FrameSource> open_source(const std::string& uri, const SourceOptions& options);
 
 }  // namespace fp

@@ -6,6 +6,7 @@
 
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
+#include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
 
 extern "C" {
@@ -57,7 +58,7 @@ ProbeResult probe(const std::string& uri) {
   AVFormatContext* format = input.format.get();
 
   ProbeResult result;
-  result.uri = uri;
+  result.uri = mask_credentials(uri);  // printed: never the password
   result.format = format->iformat->name;
   if (format->duration != AV_NOPTS_VALUE && format->duration > 0)
     result.duration_seconds = static_cast<double>(format->duration) / AV_TIME_BASE;

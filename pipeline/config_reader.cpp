@@ -1,5 +1,6 @@
 #include "pipeline/config_reader.hpp"
 
+#include "pipeline/config_param_group.hpp"
 #include "pipeline/config_suggest.hpp"
 #include "pipeline/config_yaml.hpp"
 #include "stages/registry.hpp"
@@ -49,14 +50,11 @@ RawStage top_level_input_stage(const RawValue& input, const std::string& file, s
     stage.params.emplace("uri", input);
     return stage;
   }
-  // `input: {uri: URI, on_error: stop}`: the decode stage's parameters.
-  std::vector<std::string> names;
-  for (const auto& p : stage.spec->params) names.push_back(p.name);
+  // `input: {uri: URI, on_error: stop, reconnect: {...}}`: the decode stage's parameters.
+  const std::vector<std::string> names = param_keys(*stage.spec);
   const auto visit = [&](const std::string& name, const YAML::Node& key, const YAML::Node& value) {
     const Origin at_key = origin_of(key, file, join_key("input", name));
-    if (stage.spec->find_param(name))
-      stage.params.emplace(name, RawValue{value, origin_of(value, at_key, at_key.key)});
-    else
+    if (!read_param_entry(*stage.spec, name, value, at_key, stage, issues))
       issues.push_back(at_key.issue("unknown parameter of decode" + suggestion_suffix(name, names)));
   };
   for_each_entry(input.node, file, "input", issues, visit);

@@ -1,6 +1,7 @@
 // Reading one element of `stages` (declared in config_reader.hpp).
 #include <algorithm>
 
+#include "pipeline/config_param_group.hpp"
 #include "pipeline/config_reader.hpp"
 #include "pipeline/config_suggest.hpp"
 #include "pipeline/config_yaml.hpp"
@@ -107,14 +108,10 @@ void read_inputs(const Entry* input, const Entry* inputs, RawStage& stage, std::
 // other keys are left alone rather than reported as unknown one by one.
 void read_params(const std::vector<Entry>& entries, RawStage& stage, std::vector<ConfigIssue>& issues) {
   if (!stage.spec) return;
-  std::vector<std::string> params;
-  for (const auto& p : stage.spec->params) params.push_back(p.name);
+  const std::vector<std::string> params = param_keys(*stage.spec);
   for (const auto& e : entries) {
     if (std::find(kStageKeys.begin(), kStageKeys.end(), e.name) != kStageKeys.end()) continue;
-    if (stage.spec->find_param(e.name)) {
-      stage.params.emplace(e.name, RawValue{e.value, e.at_value});
-      continue;
-    }
+    if (read_param_entry(*stage.spec, e.name, e.value, e.at_key, stage, issues)) continue;
     // A typo of `inputs` is as likely as one of a parameter, but listing the four common
     // keys after every unknown parameter would bury the parameters.
     std::vector<std::string> all = params;

@@ -372,7 +372,12 @@ class Run {
         }
         const auto status = n.queue->pop(outputs[i], kPollInterval);
         if (status == BoundedQueue<Frame>::PopStatus::Item) break;
-        if (status == BoundedQueue<Frame>::PopStatus::Closed) return false;
+        if (status == BoundedQueue<Frame>::PopStatus::Closed) {
+          // A source that was waiting (a reconnect backoff) ends its stream when the stop
+          // request reaches it, which may be before this thread sees the flag.
+          if (stop_requested()) stats_.interrupted = true;
+          return false;
+        }
       }
     }
     return true;
@@ -463,6 +468,7 @@ class Run {
         n.timing.decode_errors = n.source().decode_errors();
         if (n.queue) n.timing.frames_dropped = n.queue->dropped();
         stats_.frames_dropped += n.timing.frames_dropped;
+        n.timing.reconnect = n.source().reconnect_stats();
       }
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);

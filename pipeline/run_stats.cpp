@@ -30,6 +30,19 @@ nlohmann::ordered_json decode_errors_json(const DecodeErrors& errors) {
   return {{"damaged_packets", errors.packets}, {"damaged_frames", errors.frames}, {"first", std::move(first)}};
 }
 
+// {"reconnects": 1, "failed_attempts": 5, "gaps_total": 1, "total_gap_ms": ..., "longest_gap_ms": ...,
+//  "gaps": [{"lost_at_s": 3.0, "gap_ms": 3400, "reconnect_ms": 3350, "attempts": 6, "back": true,
+//            "reason": "..."}]}
+nlohmann::ordered_json reconnect_json(const ReconnectStats& stats) {
+  auto gaps = nlohmann::ordered_json::array();
+  for (const auto& g : stats.gaps)
+    gaps.push_back({{"lost_at_s", g.lost_at_s}, {"gap_ms", g.gap_ms}, {"reconnect_ms", g.reconnect_ms},
+                    {"attempts", g.attempts}, {"back", g.back}, {"reason", g.reason}});
+  return {{"reconnects", stats.reconnects},     {"failed_attempts", stats.failed_attempts},
+          {"gaps_total", stats.gaps_total},     {"total_gap_ms", stats.total_gap_ms},
+          {"longest_gap_ms", stats.longest_gap_ms}, {"gaps", std::move(gaps)}};
+}
+
 }  // namespace
 
 std::string stats_to_json(const RunStats& stats) {
@@ -53,6 +66,7 @@ std::string stats_to_json(const RunStats& stats) {
       stage["drop"] = s.drop_policy;
       stage["frames_dropped"] = s.frames_dropped;
     }
+    if (s.reconnect) stage["reconnect"] = reconnect_json(*s.reconnect);
     if (!s.encoder.empty()) stage["encoder"] = s.encoder;
     if (!s.output.empty()) stage["output"] = s.output;
     stage["frames"] = s.frames;
@@ -92,6 +106,13 @@ std::string stats_summary(const RunStats& stats) {
     if (s.frames_dropped > 0)
       text += fmt::format("  {}: dropped {} of {} frames, the graph being behind (drop: {})\n", s.id, s.frames_dropped,
                           s.frames, s.drop_policy);
+  for (const auto& s : stats.stages) {
+    if (!s.reconnect || s.reconnect->gaps_total == 0) continue;
+    text += fmt::format("  {}: {} gap{} in the stream, {} reconnect{}, {:.2f} s without frames (longest {:.2f} s)\n", s.id,
+                        s.reconnect->gaps_total, s.reconnect->gaps_total == 1 ? "" : "s", s.reconnect->reconnects,
+                        s.reconnect->reconnects == 1 ? "" : "s", s.reconnect->total_gap_ms / 1000.0,
+                        s.reconnect->longest_gap_ms / 1000.0);
+  }
   if (const auto& latency = stats.latency_ms; latency.count() > 0)
     text += fmt::format("  latency p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n", latency.percentile(50),
                         latency.percentile(95), latency.percentile(99), latency.max());

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "media/decode_errors.hpp"
+#include "media/reconnect.hpp"
 #include "pipeline/latency_histogram.hpp"
 
 namespace fp {
@@ -22,6 +24,7 @@ struct StageTiming {
   DecodeErrors decode_errors;  // sources: damaged packets and frames skipped
   std::string drop_policy;            // sources: what their full queue did (oldest, newest, never)
   std::int64_t frames_dropped = 0;    // sources: frames decoded but dropped because the graph was behind
+  std::optional<ReconnectStats> reconnect;  // sources that reconnect: gaps and reconnects
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
 };
 

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include "media/frame_source.hpp"
+#include "media/stream_uri.hpp"
 #include "stages/decode_error_log.hpp"
+#include "stages/reconnect_log.hpp"
 #include "stages/stage_memory.hpp"
 
 namespace fp {
@@ -12,12 +14,18 @@ namespace {
 
 class DecodeStage final : public SourceStage {
  public:
-  DecodeStage(std::string uri, OnDecodeError on_error, Device device, const std::atomic<bool>* stop)
-      : uri_(std::move(uri)), on_error_(on_error), device_(device), stop_(stop), error_log_(uri_) {}
+  DecodeStage(std::string uri, SourceOptions options, Device device)
+      : uri_(std::move(uri)), name_(mask_credentials(uri_)), options_(std::move(options)), device_(device),
+        error_log_(name_) {}
 
   VideoInfo open() override {
     // Decoded frames go to the GPU next when the pipeline runs there.
-    source_ = open_source(uri_, host_staging_memory_for(device_), on_error_, stop_);
+    options_.memory = host_staging_memory_for(device_);
+    options_.on_reconnect = [name = name_, policy = options_.reconnect](const ReconnectEvent& event) {
+      const auto line = reconnect_log_line(name, policy, event);
+      spdlog::log(line.level, "{}", line.text);
+    };
+    source_ = open_source(uri_, options_);
     return source_->info();
   }
   std::optional<Frame> read() override {
@@ -31,15 +39,45 @@ class DecodeStage final : public SourceStage {
     if (source_) source_->interrupt();
   }
   DecodeErrors decode_errors() const override { return source_ ? source_->decode_errors() : DecodeErrors{}; }
+  std::optional<ReconnectStats> reconnect_stats() const override {
+    const ReconnectStats* stats = source_ ? source_->reconnect_stats() : nullptr;
+    if (stats == nullptr) return std::nullopt;
+    return *stats;
+  }
 
  private:
-  std::string uri_;
-  OnDecodeError on_error_;
+  std::string uri_;   // with credentials: only FFmpeg sees it
+  std::string name_;  // masked: for every message
+  SourceOptions options_;
   Device device_;
-  const std::atomic<bool>* stop_;
   DecodeErrorLog error_log_;
   std::unique_ptr<FrameSource> source_;
 };
+
+// `reconnect.attempts: auto`: forever for live URIs, whose end means the sender went away;
+// off for files and everything else, whose end is the end of the video.
+ReconnectPolicy reconnect_policy(const StageParams& params) {
+  ReconnectPolicy policy;
+  policy.initial_ms = static_cast<int>(params.integer("reconnect.initial_ms"));
+  policy.max_ms = static_cast<int>(params.integer("reconnect.max_ms"));
+  if (params.is_keyword("reconnect.attempts")) {
+    const auto& word = params.text("reconnect.attempts");
+    policy.attempts = word == "forever" || is_live_uri(params.text("uri")) ? ReconnectPolicy::kForever : 0;
+  } else {
+    policy.attempts = static_cast<int>(params.integer("reconnect.attempts"));
+  }
+  return policy;
+}
+
+std::vector<ParamIssue> check_decode(const StageParams& params) {
+  std::vector<ParamIssue> issues;
+  if (const auto problem = rtsp_uri_problem(params.text("uri")); !problem.empty())
+    issues.push_back({"uri", problem});
+  if (params.integer("reconnect.max_ms") < params.integer("reconnect.initial_ms"))
+    issues.push_back({"reconnect.max_ms", "must be >= reconnect.initial_ms (" +
+                                              std::to_string(params.integer("reconnect.initial_ms")) + ")"});
+  return issues;
+}
 
 }  // namespace
 
@@ -51,16 +89,46 @@ StageSpec decode_stage_spec() {
   spec.min_inputs = 0;
   spec.max_inputs = 0;
   spec.params = {
-      {.name = "uri", .type = ParamType::String, .help = "what to read (the pipeline's top-level `input` sets it)"},
+      {.name = "uri",
+       .type = ParamType::String,
+       .help = "what to read (the pipeline's top-level `input` sets it); rtsp://user:pass@host/path?transport=udp|tcp "
+               "(tcp by default)"},
       {.name = "on_error",
        .type = ParamType::Enum,
        .help = "a damaged packet or frame: skip it (counted, warned about) or stop the run with an error",
        .default_value = std::string("skip"),
        .keywords = {"skip", "stop"}},
+      {.name = "timeout_ms",
+       .type = ParamType::Int,
+       .help = "network inputs: a read that gets nothing for this long loses the stream; an open may take twice as long",
+       .default_value = std::int64_t{5000},
+       .range = {.min = 100, .max = 600000}},
+      {.name = "reconnect.attempts",
+       .type = ParamType::Int,
+       .help = "reopen a lost stream this many times in a row before the run fails (0: never); auto: forever for "
+               "rtsp, rtmp, udp, rtp and srt, never for files, http, v4l2 and testsrc",
+       .default_value = std::string("auto"),
+       .range = {.min = 0},
+       .keywords = {"auto", "forever"}},
+      {.name = "reconnect.initial_ms",
+       .type = ParamType::Int,
+       .help = "wait before the first attempt; each further attempt waits twice as long, up to reconnect.max_ms",
+       .default_value = std::int64_t{500},
+       .range = {.min = 1, .max = 600000}},
+      {.name = "reconnect.max_ms",
+       .type = ParamType::Int,
+       .help = "longest wait between two attempts",
+       .default_value = std::int64_t{10000},
+       .range = {.min = 1, .max = 3600000}},
   };
+  spec.check = check_decode;
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
-    const auto on_error = params.text("on_error") == "stop" ? OnDecodeError::Stop : OnDecodeError::Skip;
-    return std::make_unique<DecodeStage>(params.text("uri"), on_error, context.device, context.stop);
+    SourceOptions options;
+    options.on_error = params.text("on_error") == "stop" ? OnDecodeError::Stop : OnDecodeError::Skip;
+    options.stop = context.stop;
+    options.network_timeout_ms = static_cast<int>(params.integer("timeout_ms"));
+    options.reconnect = reconnect_policy(params);
+    return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device);
   };
   return spec;
 }

@@ -13,6 +13,7 @@
 
 #include "core/frame.hpp"
 #include "media/decode_errors.hpp"
+#include "media/reconnect.hpp"
 #include "media/video_info.hpp"
 #include "stages/param.hpp"
 
@@ -78,6 +79,8 @@ class SourceStage : public Stage {
   virtual std::string decoder_name() const = 0;
   virtual void interrupt() {}                   // from another thread: stop blocking soon
   virtual DecodeErrors decode_errors() const { return {}; }  // damage skipped so far (after reading)
+  // Gaps and reconnects (after reading), for a source that reconnects.
+  virtual std::optional<ReconnectStats> reconnect_stats() const { return std::nullopt; }
 };
 
 // Turns input frames into one output frame.

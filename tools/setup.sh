@@ -9,6 +9,10 @@ packages=(
   libffmpeg-nvenc-dev
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # tests/live: a real RTSP server (GStreamer's rtsp-server, run by /usr/bin/python3 through
+  # gi) sending H.264 (x264enc from ugly, rtph264pay from good).
+  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
 )
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do

@@ -32,10 +32,18 @@ std::string inputs_text(const StageSpec& spec) {
 
 void print_stage(const StageSpec& spec) {
   fmt::print("{} ({}, {}): {}\n", spec.type, role_text(spec.role), inputs_text(spec), spec.help);
-  fmt::print("  {:<10} {:<14} {:<12} {:<26} {}\n", "parameter", "type", "default", "range", "description");
+  // Columns as wide as their longest entry (grouped names such as reconnect.initial_ms are long).
+  std::size_t name_width = 10, type_width = 14;
+  for (const auto& p : spec.params) {
+    name_width = std::max(name_width, p.name.size());
+    type_width = std::max(type_width, type_name(p).size());
+  }
+  fmt::print("  {:<{}} {:<{}} {:<12} {:<26} {}\n", "parameter", name_width, "type", type_width, "default", "range",
+             "description");
   for (const auto& p : spec.params) {
     const std::string def = p.default_value ? format_value(*p.default_value) : "(required)";
-    fmt::print("  {:<10} {:<14} {:<12} {:<26} {}\n", p.name, type_name(p), def, describe_range(p), p.help);
+    fmt::print("  {:<{}} {:<{}} {:<12} {:<26} {}\n", p.name, name_width, type_name(p), type_width, def,
+               describe_range(p), p.help);
   }
 }
 

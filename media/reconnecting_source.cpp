@@ -1,0 +1,267 @@
+// A live input that survives its server: when the stream stops, the session is dropped
+// and the input opened again with exponential backoff, while the caller's outputs stay
+// open. The frames it hands out look like one stream: the first session's size and time
+// base, and pts that never go backwards.
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "media/media_error.hpp"
+#include "media/reconnect.hpp"
+#include "media/sources.hpp"
+
+extern "C" {
+#include <libavutil/error.h>
+#include <libavutil/mathematics.h>
+}
+
+namespace fp {
+
+std::chrono::milliseconds backoff_delay(const ReconnectPolicy& policy, int attempt) {
+  const std::int64_t max_ms = std::max(policy.max_ms, 1);
+  std::int64_t delay = std::max(policy.initial_ms, 1);
+  for (int i = 1; i < attempt && delay < max_ms; ++i) delay *= 2;
+  return std::chrono::milliseconds(std::min(delay, max_ms));
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// A refusal that waiting does not change: the credentials are wrong (401) or the user may
+// not read this stream (403). Retrying would only hammer the camera (some lock the account).
+// Everything else is retried: a server that is down, a path not there yet (a camera that
+// is booting, or a relay such as mediamtx before its publisher connects, answers 404).
+bool is_final_refusal(int av_error) {
+  return av_error == AVERROR_HTTP_UNAUTHORIZED || av_error == AVERROR_HTTP_FORBIDDEN;
+}
+
+class ReconnectingSource final : public FrameSource {
+ public:
+  ReconnectingSource(std::string name, std::unique_ptr<FrameSource> first,
+                     std::function<std::unique_ptr<FrameSource>()> open_session,
+                     std::shared_ptr<std::atomic<bool>> halt, const SourceOptions& options)
+      : name_(std::move(name)),
+        open_session_(std::move(open_session)),
+        halt_(std::move(halt)),
+        stop_(options.stop),
+        policy_(options.reconnect),
+        listener_(options.on_reconnect),
+        session_(std::move(first)),
+        info_(session_->info()),
+        decoder_(session_->decoder_name()),
+        opened_at_(Clock::now()) {
+    frame_duration_ = nominal_frame_duration();
+    session_starting_ = true;
+  }
+
+  const VideoInfo& info() const override { return info_; }
+  std::string decoder_name() const override { return decoder_; }
+  void interrupt() override { halt_->store(true); }
+  const DecodeErrors& decode_errors() const override {
+    all_errors_ = past_errors_;
+    if (session_) all_errors_.merge(session_->decode_errors());
+    return all_errors_;
+  }
+  const ReconnectStats* reconnect_stats() const override { return &stats_; }
+
+  std::optional<Frame> read() override {
+    for (;;) {
+      if (stopped()) return end_in_gap();
+      if (!session_ && !reconnect()) return end_in_gap();
+      if (!session_) continue;  // that attempt failed; the next one after its backoff
+      std::string reason = "the stream ended";
+      try {
+        if (auto frame = session_->read()) return deliver(std::move(*frame));
+      } catch (const StreamLost& e) {
+        reason = e.what();
+      }
+      if (stopped()) return end_in_gap();
+      lose(std::move(reason));
+    }
+  }
+
+ private:
+  bool stopped() const { return halt_->load() || (stop_ != nullptr && stop_->load()); }
+
+  // One frame time in the first session's time base (the pts step), or 1 when unknown.
+  std::int64_t nominal_frame_duration() const {
+    const Rational tb = info_.time_base;
+    const Rational fps = info_.frame_rate;
+    if (tb.num <= 0 || tb.den <= 0 || fps.num <= 0 || fps.den <= 0) return 1;
+    const std::int64_t duration =
+        av_rescale_q(1, AVRational{fps.den, fps.num}, AVRational{tb.num, tb.den});
+    return std::max<std::int64_t>(duration, 1);
+  }
+
+  // The first session's clock, continued: a later session starts one frame after the last
+  // frame handed out, whatever its own pts say (an RTSP session's clock starts anew).
+  Frame deliver(Frame frame) {
+    const auto now = Clock::now();
+    if (frame.pts != kNoPts && (frame.time_base.num != info_.time_base.num || frame.time_base.den != info_.time_base.den))
+      frame.pts = av_rescale_q(frame.pts, AVRational{frame.time_base.num, frame.time_base.den},
+                               AVRational{info_.time_base.num, info_.time_base.den});
+    frame.time_base = info_.time_base;
+    if (frame.pts == kNoPts) {
+      frame.pts = has_last_ ? last_pts_ + frame_duration_ : 0;
+    } else {
+      if (session_starting_) pts_offset_ = has_last_ ? last_pts_ + frame_duration_ - frame.pts : 0;
+      session_starting_ = false;
+      frame.pts += pts_offset_;
+    }
+    if (has_last_ && frame.pts <= last_pts_) frame.pts = last_pts_ + 1;  // never backwards
+    last_pts_ = frame.pts;
+    has_last_ = true;
+    if (in_gap_) back(now);
+    last_frame_at_ = now;
+    return frame;
+  }
+
+  void lose(std::string reason) {
+    past_errors_.merge(session_->decode_errors());
+    session_.reset();  // closes the connection now: the server sees us go
+    in_gap_ = true;
+    attempt_ = 0;
+    gap_ = StreamGap{.lost_at_s = ms_between(opened_at_, Clock::now()) / 1000.0, .reason = std::move(reason)};
+    lost_at_ = Clock::now();
+    ++stats_.gaps_total;
+    notify({.kind = ReconnectEvent::Kind::Lost, .reason = gap_.reason, .delay = backoff_delay(policy_, 1)});
+  }
+
+  // Waits out the backoff and tries one open. False when stopped meanwhile; throws when
+  // the attempts are used up, the server refuses for good, or the stream is not the same.
+  bool reconnect() {
+    ++attempt_;
+    if (policy_.attempts != ReconnectPolicy::kForever && attempt_ > policy_.attempts) {
+      gap_.attempts = attempt_ - 1;
+      record_gap(Clock::now());
+      throw MediaError(name_ + ": the stream was lost (" + gap_.reason + ") and did not come back after " +
+                       std::to_string(policy_.attempts) + " reconnect attempt" + (policy_.attempts == 1 ? "" : "s") +
+                       (last_error_.empty() ? "" : "; the last: " + last_error_));
+    }
+    if (!sleep_unless_stopped(backoff_delay(policy_, attempt_))) return false;
+    std::unique_ptr<FrameSource> fresh;
+    try {
+      fresh = open_session_();
+    } catch (const MediaError& e) {
+      if (stopped()) return false;
+      if (is_final_refusal(e.av_error())) {
+        gap_.attempts = attempt_;
+        record_gap(Clock::now());
+        throw MediaError(std::string(e.what()) + " (while reconnecting; not retried: waiting does not change this)",
+                         e.av_error());
+      }
+      last_error_ = e.what();
+      ++stats_.failed_attempts;
+      notify({.kind = ReconnectEvent::Kind::AttemptFailed, .reason = last_error_, .attempt = attempt_,
+              .delay = backoff_delay(policy_, attempt_ + 1)});
+      return true;
+    }
+    check_same_stream(*fresh);
+    session_ = std::move(fresh);
+    session_starting_ = true;
+    return true;
+  }
+
+  // Stages and encoders were prepared for the first session's size: a frame of another
+  // size must never reach them. The run ends with the frames it has (exit 1); a new run
+  // picks up the new size. Another codec or pixel format is fine: frames are I420 anyway.
+  void check_same_stream(const FrameSource& fresh) {
+    const VideoInfo& now = fresh.info();
+    if (now.width == info_.width && now.height == info_.height) return;
+    gap_.attempts = attempt_;
+    record_gap(Clock::now());
+    throw MediaError(name_ + ": after reconnecting, the frame size is " + std::to_string(now.width) + "x" +
+                     std::to_string(now.height) + " instead of " + std::to_string(info_.width) + "x" +
+                     std::to_string(info_.height) + "; a run handles one size (start a new run for the new size)");
+  }
+
+  void back(Clock::time_point now) {
+    in_gap_ = false;
+    gap_.attempts = attempt_;
+    gap_.back = true;
+    ++stats_.reconnects;
+    record_gap(now);
+    if (session_) decoder_ = session_->decoder_name();
+    notify({.kind = ReconnectEvent::Kind::Back, .attempt = attempt_, .gap = gap_, .decoder = decoder_});
+    last_error_.clear();
+  }
+
+  // The run ends in a gap (a stop, or the caller gave up): the gap is recorded as it stands.
+  std::optional<Frame> end_in_gap() {
+    if (in_gap_) {
+      in_gap_ = false;
+      gap_.attempts = attempt_;
+      record_gap(Clock::now());
+    }
+    return std::nullopt;
+  }
+
+  void record_gap(Clock::time_point now) {
+    gap_.reconnect_ms = ms_between(lost_at_, now);
+    gap_.gap_ms = ms_between(last_frame_at_ == Clock::time_point{} ? lost_at_ : last_frame_at_, now);
+    stats_.total_gap_ms += gap_.gap_ms;
+    stats_.longest_gap_ms = std::max(stats_.longest_gap_ms, gap_.gap_ms);
+    if (stats_.gaps.size() == ReconnectStats::kGapsKept) stats_.gaps.erase(stats_.gaps.begin());
+    stats_.gaps.push_back(gap_);
+  }
+
+  // Polls the stop flags often enough that Ctrl-C during a long backoff ends the run at once.
+  bool sleep_unless_stopped(std::chrono::milliseconds delay) {
+    constexpr auto kPoll = std::chrono::milliseconds(10);
+    const auto until = Clock::now() + delay;
+    while (!stopped()) {
+      const auto now = Clock::now();
+      if (now >= until) return true;
+      std::this_thread::sleep_for(std::min<Clock::duration>(kPoll, until - now));
+    }
+    return false;
+  }
+
+  void notify(const ReconnectEvent& event) const {
+    if (listener_) listener_(event);
+  }
+
+  std::string name_;
+  std::function<std::unique_ptr<FrameSource>()> open_session_;
+  std::shared_ptr<std::atomic<bool>> halt_;  // set by interrupt(); every session polls it
+  const std::atomic<bool>* stop_;
+  ReconnectPolicy policy_;
+  ReconnectListener listener_;
+  std::unique_ptr<FrameSource> session_;  // null during a gap
+  VideoInfo info_;                        // the first session's: what the pipeline was set up for
+  std::string decoder_;
+  Clock::time_point opened_at_;
+  Clock::time_point last_frame_at_{};
+  Clock::time_point lost_at_{};
+
+  std::int64_t frame_duration_ = 1;
+  std::int64_t pts_offset_ = 0;  // added to the current session's pts
+  std::int64_t last_pts_ = 0;
+  bool has_last_ = false;
+  bool session_starting_ = false;
+
+  bool in_gap_ = false;
+  int attempt_ = 0;  // of the current gap
+  StreamGap gap_;
+  std::string last_error_;  // of the latest failed attempt
+  ReconnectStats stats_;
+  DecodeErrors past_errors_;  // of the sessions already closed
+  mutable DecodeErrors all_errors_;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameSource> make_reconnecting_source(std::string name, std::unique_ptr<FrameSource> first,
+                                                      std::function<std::unique_ptr<FrameSource>()> open_session,
+                                                      std::shared_ptr<std::atomic<bool>> halt,
+                                                      const SourceOptions& options) {
+  return std::make_unique<ReconnectingSource>(std::move(name), std::move(first), std::move(open_session),
+                                              std::move(halt), options);
+}
+
+}  // namespace fp

@@ -1,0 +1,68 @@
+#include "tests/e2e/background_run.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp::test {
+
+BackgroundRun::BackgroundRun(const std::filesystem::path& cwd, const std::vector<std::string>& args)
+    : log_(cwd / "framepipe.log") {
+  const std::string bin = framepipe_binary();
+  const std::string log = log_.string();
+  pid_ = fork();
+  if (pid_ == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(99);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(97);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(98);
+  }
+}
+
+BackgroundRun::~BackgroundRun() {
+  if (pid_ > 0 && !ended_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+void BackgroundRun::signal(int sig) {
+  kill(pid_, sig);
+  signalled_at_ = Clock::now();
+}
+
+std::pair<int, double> BackgroundRun::wait(double limit) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
+  int status = 0;
+  while (Clock::now() < deadline) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      ended_ = true;
+      const double took = std::chrono::duration<double>(Clock::now() - signalled_at_).count();
+      return {WIFEXITED(status) ? WEXITSTATUS(status) : -2, took};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return {-1, limit};
+}
+
+bool BackgroundRun::alive() { return !ended_ && waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+std::string BackgroundRun::output() const {
+  std::ifstream in(log_);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace fp::test

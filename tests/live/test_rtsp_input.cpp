@@ -1,0 +1,297 @@
+// framepipe reading RTSP from a real server (GStreamer's rtsp-server on loopback), through
+// the CLI: a steady stream, a server that dies and comes back, one that never answers, a
+// wrong path, wrong credentials, Ctrl-C while waiting to reconnect, and a stream that comes
+// back with another size. Every run is bounded in time: a hang fails the test, and the
+// process is killed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "media/frame_source.hpp"
+#include "tests/e2e/background_run.hpp"
+#include "tests/e2e/cli_runner.hpp"
+#include "tests/e2e/silent_server.hpp"
+#include "tests/live/rtsp_server.hpp"
+
+namespace fp::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// The input map of a pipeline that encodes what it reads to out.mkv (mkv keeps the pts).
+void write_pipeline(const TempDir& dir, const std::string& input_map) {
+  std::ofstream(dir / "p.yaml") << "input: " << input_map << "\n"
+                                << "stages:\n"
+                                << "  - {id: out, type: encode, output: out.mkv}\n";
+}
+
+std::string input_map(const std::string& uri, const std::string& extra = "") {
+  return "{uri: '" + uri + "'" + (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The pts of every frame of a video, decoded with framepipe's own source.
+std::vector<std::int64_t> frame_pts(const std::filesystem::path& video) {
+  auto source = open_source(video.string());
+  std::vector<std::int64_t> pts;
+  while (auto frame = source->read()) pts.push_back(frame->pts);
+  return pts;
+}
+
+void expect_increasing(const std::vector<std::int64_t>& pts) {
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    ASSERT_GT(pts[i], pts[i - 1]) << "pts go backwards at frame " << i << " of " << pts.size();
+}
+
+// Waits until `path` exists (an output is opened once the input is), at most `limit`.
+bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds limit) {
+  const auto until = Clock::now() + limit;
+  while (Clock::now() < until) {
+    if (std::filesystem::exists(path)) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// framepipe reading `server` (with `input_extra` in its input map) into out.mkv, returned once
+// frames flow (the output exists: sinks open after the input did). Throws when it does not
+// within 10 s.
+std::unique_ptr<BackgroundRun> start_streaming(const TempDir& dir, const RtspServer& server,
+                                               const std::string& input_extra, const std::vector<std::string>& args) {
+  write_pipeline(dir, input_map(server.uri(), input_extra));
+  auto run = std::make_unique<BackgroundRun>(dir.path(), args);
+  if (!wait_for_file(dir / "out.mkv", 10s))
+    throw std::runtime_error("framepipe did not start streaming within 10 s:\n" + run->output());
+  return run;
+}
+
+const nlohmann::json& input_stage(const nlohmann::json& stats) {
+  for (const auto& stage : stats["stages"])
+    if (stage["id"] == "input") return stage;
+  throw std::runtime_error("no input stage in the stats");
+}
+
+TEST(RtspInput, SteadyStreamEveryFrameArrives) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.frames = 50});
+  TempDir dir("rtsp-steady");
+  // The server ends its stream after 50 frames; without reconnecting, that ends the run.
+  write_pipeline(dir, input_map(server.uri(), "reconnect: {attempts: 0}"));
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
+  const auto [code, seconds] = run.wait(20.0);
+  ASSERT_EQ(code, 0) << run.output();
+  // Every frame read is in the output. FFmpeg's RTP depacketizer emits a frame when the
+  // next one begins, so the last frame before the server's end of stream may stay behind.
+  const auto stats = read_json(dir / "stats.json");
+  const long long frames = stats["frames"].get<long long>();
+  EXPECT_GE(frames, 49);
+  EXPECT_LE(frames, 50);
+  EXPECT_EQ(count_frames(dir / "out.mkv"), frames);
+  expect_increasing(frame_pts(dir / "out.mkv"));
+  EXPECT_FALSE(input_stage(stats).contains("reconnect"));  // reconnecting was off
+}
+
+// The camera loses power 3 s in and is back at 6 s: one run, one output, frames from before
+// and after, pts that never go backwards, and the gap in the stats and the log.
+TEST(RtspInput, ServerKilledAndRestartedReconnects) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server;
+  TempDir dir("rtsp-restart");
+  constexpr int kFrames = 150;  // 6 s at 25 fps: more than the first 3 s can deliver
+  const auto started = Clock::now();
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 200, max_ms: 1000}",
+                                   {"run", "p.yaml", "--frames", std::to_string(kFrames), "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
+  std::this_thread::sleep_until(started + 3s);
+  server.kill();
+  const auto killed = Clock::now();
+  std::this_thread::sleep_until(started + 6s);
+  ASSERT_TRUE(run.alive()) << "framepipe ended while the server was away\n" << run.output();
+  server.start();
+  const auto [code, seconds] = run.wait(20.0);
+  ASSERT_EQ(code, 0) << run.output();
+
+  // Frames from both halves: the first 3 s (opening included) hold at most 75 of them.
+  const double before_kill = std::chrono::duration<double>(killed - started).count();
+  ASSERT_GT(kFrames, static_cast<int>(before_kill * 25) + 5);
+  EXPECT_EQ(count_frames(dir / "out.mkv"), kFrames);
+  expect_increasing(frame_pts(dir / "out.mkv"));
+
+  const auto stats = read_json(dir / "stats.json");
+  EXPECT_EQ(stats["frames"], kFrames);
+  const auto& reconnect = input_stage(stats)["reconnect"];
+  ASSERT_TRUE(reconnect.is_object()) << stats.dump(2);
+  EXPECT_EQ(reconnect["reconnects"], 1);
+  EXPECT_EQ(reconnect["gaps_total"], 1);
+  ASSERT_EQ(reconnect["gaps"].size(), 1u);
+  const auto& gap = reconnect["gaps"][0];
+  EXPECT_TRUE(gap["back"].get<bool>());
+  // Away for 3 s; back within one backoff step (1 s at most) plus the reconnection.
+  EXPECT_GT(gap["gap_ms"].get<double>(), 2500.0) << gap.dump();
+  EXPECT_LT(gap["gap_ms"].get<double>(), time_bound(5500.0)) << gap.dump();
+  EXPECT_GE(gap["attempts"].get<int>(), 2) << gap.dump();
+  const std::string log = run.output();
+  EXPECT_NE(log.find("stream lost"), std::string::npos) << log;
+  EXPECT_NE(log.find("stream back after a gap of"), std::string::npos) << log;
+  std::cout << "reconnect: gap " << gap["gap_ms"] << " ms, reconnecting " << gap["reconnect_ms"] << " ms, "
+            << gap["attempts"] << " attempts\n";
+}
+
+// A server that accepts the connection and never answers: the open gives up after its
+// deadline with an error naming the input, never a hang (the first open is not retried).
+TEST(RtspInput, SilentServerFailsAfterTheTimeout) {
+  SilentServer server;
+  TempDir dir("rtsp-silent");
+  const std::string uri = "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  write_pipeline(dir, input_map(uri, "timeout_ms: 1000"));
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
+  const auto [code, seconds] = run.wait(15.0);
+  EXPECT_EQ(code, 1) << run.output();
+  EXPECT_LT(seconds, time_bound(4.0));
+  EXPECT_NE(run.output().find(uri), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find("timeout"), std::string::npos) << run.output();
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.mkv"));
+}
+
+// A wrong path at start: 404 at once, with the URI; no output.
+TEST(RtspInput, WrongPathIsAClearError) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server;
+  TempDir dir("rtsp-404");
+  const std::string uri = "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/nothing-here";
+  write_pipeline(dir, input_map(uri));
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
+  const auto [code, seconds] = run.wait(15.0);
+  EXPECT_EQ(code, 1) << run.output();
+  EXPECT_LT(seconds, time_bound(5.0));
+  EXPECT_NE(run.output().find(uri + ": cannot open"), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find("404"), std::string::npos) << run.output();
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.mkv"));
+}
+
+// Wrong credentials: 401 at once, the URI with its password masked, and the password in no
+// output, log or file.
+TEST(RtspInput, WrongCredentialsAreAClearErrorAndNeverPrinted) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.user = "camuser", .password = "s3cret-right"});
+  TempDir dir("rtsp-401");
+  write_pipeline(dir, input_map(server.uri("camuser", "s3cret-wrong")));
+  BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  const auto [code, seconds] = run.wait(15.0);
+  const std::string log = run.output();
+  EXPECT_EQ(code, 1) << log;
+  EXPECT_LT(seconds, time_bound(5.0));
+  const std::string masked = "rtsp://camuser:***@127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  EXPECT_NE(log.find(masked + ": cannot open"), std::string::npos) << log;
+  EXPECT_NE(log.find("401"), std::string::npos) << log;
+  EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+}
+
+// The right credentials: frames flow, and the password appears in nothing framepipe writes
+// but the output video.
+TEST(RtspInput, CredentialsWorkAndStayOutOfLogsAndStats) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.frames = 10, .user = "camuser", .password = "s3cret-right"});
+  TempDir dir("rtsp-auth");
+  write_pipeline(dir, input_map(server.uri("camuser", "s3cret-right"), "reconnect: {attempts: 0}"));
+  BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  const auto [code, seconds] = run.wait(20.0);
+  const std::string log = run.output();
+  ASSERT_EQ(code, 0) << log;
+  EXPECT_GE(count_frames(dir / "out.mkv"), 9);  // the last may stay in the depacketizer (see above)
+  EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+  EXPECT_EQ(read_text(dir / "stats.json").find("s3cret"), std::string::npos);
+  const auto probe = run_framepipe({"probe", server.uri("camuser", "s3cret-right")});
+  EXPECT_EQ(probe.exit_code, 0) << probe.output;
+  EXPECT_EQ(probe.output.find("s3cret"), std::string::npos) << probe.output;
+  EXPECT_NE(probe.output.find("camuser:***@"), std::string::npos) << probe.output;
+}
+
+// Ctrl-C while waiting to reconnect (a 10 s backoff): the run ends within a second with 130,
+// its output finalized and the open gap in the stats.
+TEST(RtspInput, SigintDuringBackoffExitsAtOnce) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server;
+  TempDir dir("rtsp-sigint");
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 10000, max_ms: 10000}",
+                                   {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
+  std::this_thread::sleep_for(1s);
+  server.kill();
+  std::this_thread::sleep_for(1500ms);  // lost, and waiting for the first attempt
+  ASSERT_TRUE(run.alive()) << run.output();
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(5.0);
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(1.0));
+  EXPECT_GT(count_frames(dir / "out.mkv"), 0);
+  const auto stats = read_json(dir / "stats.json");
+  EXPECT_TRUE(stats["interrupted"].get<bool>());
+  const auto& reconnect = input_stage(stats)["reconnect"];
+  EXPECT_EQ(reconnect["reconnects"], 0) << reconnect.dump();
+  ASSERT_EQ(reconnect["gaps"].size(), 1u) << reconnect.dump();
+  EXPECT_FALSE(reconnect["gaps"][0]["back"].get<bool>());
+}
+
+// The stream comes back with another size: the run stops cleanly with an error naming both
+// sizes (no stage ever gets a frame of the new size), the frames before are in the output.
+TEST(RtspInput, SizeChangeAfterReconnectStopsCleanly) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server;
+  TempDir dir("rtsp-resize");
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 200, max_ms: 500}", {"run", "p.yaml", "-q"});
+  BackgroundRun& run = *streaming;
+  std::this_thread::sleep_for(1s);
+  server.kill();
+  server.start({.width = 160, .height = 120});
+  const auto [code, seconds] = run.wait(20.0);
+  EXPECT_EQ(code, 1) << run.output();
+  EXPECT_NE(run.output().find("frame size is 160x120 instead of 320x240"), std::string::npos) << run.output();
+  EXPECT_GT(count_frames(dir / "out.mkv"), 0);
+}
+
+// While reconnecting, a 404 is retried (a booting camera, or a relay whose publisher has not
+// connected yet, answers so) and a 401 is not (waiting does not fix a password).
+TEST(RtspInput, ReconnectRetries404ButNot401) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server;
+  TempDir dir("rtsp-refusals");
+  auto streaming = start_streaming(dir, server, "reconnect: {initial_ms: 100, max_ms: 200}",
+                                   {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  BackgroundRun& run = *streaming;
+  server.kill();
+  server.start({.path = "/booting"});  // our path: 404
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(run.alive()) << "a 404 while reconnecting ended the run\n" << run.output();
+  server.start({.user = "u", .password = "p"});  // our path again, now with a password: 401
+  const auto [code, seconds] = run.wait(10.0);
+  const std::string log = run.output();
+  EXPECT_EQ(code, 1) << log;
+  EXPECT_NE(log.find("404"), std::string::npos) << log;
+  EXPECT_NE(log.find("401"), std::string::npos) << log;
+  EXPECT_NE(log.find("not retried"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace fp::test
