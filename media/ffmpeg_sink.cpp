@@ -121,6 +121,14 @@ class FfmpegSink final : public FrameSink {
     const std::string crf = std::to_string(options.crf);
     if (const int ret = ff::dict_set(opts, "preset", options.preset.c_str()); ret < 0) ff::fail(path_, "bad preset", ret);
     if (const int ret = ff::dict_set(opts, "crf", crf.c_str()); ret < 0) ff::fail(path_, "bad crf", ret);
+    if (options.low_latency) {
+      // A frame in, its packet out: no lookahead or B-frames holding frames back, and a key
+      // frame every second so that a viewer joining (or a receiver after a loss) starts fast.
+      if (const int ret = ff::dict_set(opts, "tune", "zerolatency"); ret < 0) ff::fail(path_, "bad tune", ret);
+      encoder_->max_b_frames = 0;
+      encoder_->gop_size = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
+      format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+    }
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
     if (ret < 0)
       ff::fail(path_, "cannot open encoder libx264 (preset '" + options.preset + "', crf " + crf + ")", ret);

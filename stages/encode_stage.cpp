@@ -39,6 +39,9 @@ StageSpec encode_stage_spec() {
       {.name = "preset", .type = ParamType::Enum, .help = "H.264 speed/size trade-off",
        .default_value = std::string("veryfast"),
        .keywords = {"ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"}},
+      {.name = "latency", .type = ParamType::Enum,
+       .help = "low: x264 tune=zerolatency, no B-frames, a key frame every second, packets written at once (live outputs)",
+       .default_value = std::string("normal"), .keywords = {"normal", "low"}},
   };
   spec.check = [](const StageParams& params) {
     std::vector<ParamIssue> issues;
@@ -52,6 +55,7 @@ StageSpec encode_stage_spec() {
     options.codec = params.text("codec");
     options.crf = static_cast<int>(params.integer("crf"));
     options.preset = params.text("preset");
+    options.low_latency = params.text("latency") == "low";
     return std::make_unique<EncodeStage>(std::move(options));
   };
   return spec;

@@ -27,6 +27,7 @@ class BackgroundRun {
   std::pair<int, double> wait(double limit);
   bool alive();
   std::string output() const;  // everything it printed so far
+  pid_t pid() const { return pid_; }
 
  private:
   using Clock = std::chrono::steady_clock;

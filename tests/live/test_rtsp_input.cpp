@@ -29,8 +29,11 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 // The input map of a pipeline that encodes what it reads to out.mkv (mkv keeps the pts).
+// `drop: never`: these tests count frames, and a slow machine (or a sanitizer build) must
+// not make the live input's default policy drop some (tests/live/test_live_drop.cpp).
 void write_pipeline(const TempDir& dir, const std::string& input_map) {
-  std::ofstream(dir / "p.yaml") << "input: " << input_map << "\n"
+  std::ofstream(dir / "p.yaml") << "drop: never\n"
+                                << "input: " << input_map << "\n"
                                 << "stages:\n"
                                 << "  - {id: out, type: encode, output: out.mkv}\n";
 }

@@ -1,0 +1,64 @@
+// encode `latency: low`: no frame is held back (no B-frames: packets come out in display
+// order), and a key frame every second. The normal setting uses B-frames, so the test can
+// tell the two apart.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "media_test_util.hpp"
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+namespace fp {
+namespace {
+
+struct PacketInfo {
+  std::int64_t pts;
+  bool key;
+};
+
+std::vector<PacketInfo> video_packets(const std::string& path) {
+  AVFormatContext* format = nullptr;
+  EXPECT_EQ(avformat_open_input(&format, path.c_str(), nullptr, nullptr), 0) << path;
+  std::vector<PacketInfo> packets;
+  if (format == nullptr) return packets;
+  AVPacket* packet = av_packet_alloc();
+  while (av_read_frame(format, packet) >= 0) {
+    packets.push_back({packet->pts, (packet->flags & AV_PKT_FLAG_KEY) != 0});
+    av_packet_unref(packet);
+  }
+  av_packet_free(&packet);
+  avformat_close_input(&format);
+  return packets;
+}
+
+std::vector<PacketInfo> encode(const test::ScratchDir& dir, const std::string& name, bool low_latency) {
+  SinkOptions options;
+  options.path = (dir.path() / name).string();
+  options.low_latency = low_latency;
+  test::transcode("testsrc://160x120@25?noise=10&frames=75", options);
+  return video_packets(options.path);
+}
+
+bool in_display_order(const std::vector<PacketInfo>& packets) {
+  for (std::size_t i = 1; i < packets.size(); ++i)
+    if (packets[i].pts <= packets[i - 1].pts) return false;
+  return true;
+}
+
+TEST(LowLatencyEncode, NoFrameIsHeldBackAndAKeyFrameComesEverySecond) {
+  test::ScratchDir dir;
+  const auto low = encode(dir, "low.ts", true);
+  ASSERT_EQ(low.size(), 75u);
+  EXPECT_TRUE(in_display_order(low)) << "no B-frames";
+  for (std::size_t i = 0; i < low.size(); i += 25) EXPECT_TRUE(low[i].key) << "packet " << i;
+
+  const auto normal = encode(dir, "normal.ts", false);
+  ASSERT_EQ(normal.size(), 75u);
+  EXPECT_FALSE(in_display_order(normal)) << "the normal setting reorders (B-frames)";
+}
+
+}  // namespace
+}  // namespace fp
