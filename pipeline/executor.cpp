@@ -269,10 +269,10 @@ class Run {
   void process_frames() {
     ProgressLine progress(options_.progress, expected_frames());
     std::vector<Frame> sources(nodes_.size());
-    std::int64_t submitted = 0;
+    std::int64_t& submitted = submitted_;
     const int slot_count = slots_->count();
     try {
-      while (next_inputs(sources)) {
+      while (next_inputs(sources, progress)) {
         const int slot = static_cast<int>(submitted % slot_count);
         retire(slot, progress);
         enqueue(slot, std::exchange(sources, std::vector<Frame>(nodes_.size())));
@@ -359,8 +359,24 @@ class Run {
     progress.update(stats_.frames, frames_dropped(), latest_latency_ms(work.arrival));
   }
 
+  // Retires the oldest slot still in flight, if any (slots retire in the order they were
+  // submitted). True when there was one.
+  bool retire_oldest(ProgressLine& progress) {
+    const int slot_count = slots_->count();
+    for (std::int64_t n = std::max<std::int64_t>(0, submitted_ - slot_count); n < submitted_; ++n) {
+      const int slot = static_cast<int>(n % slot_count);
+      if (!slot_work_[static_cast<std::size_t>(slot)].pending) continue;
+      retire(slot, progress);
+      return true;
+    }
+    return false;
+  }
+
   // Fills the sources' slots of `outputs`; false at the end of any source or on a stop.
-  bool next_inputs(std::vector<Frame>& outputs) {
+  // While a source has no frame ready, the frames in flight are finished and handed to the
+  // sinks: on a live input the next frame may be a frame time away, and a frame's output
+  // must not wait for it (with K slots that would add K frame times of latency).
+  bool next_inputs(std::vector<Frame>& outputs, ProgressLine& progress) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       Node& n = nodes_[i];
       if (n.role() != StageRole::Source) continue;
@@ -370,7 +386,9 @@ class Run {
           stats_.interrupted = true;
           return false;
         }
-        const auto status = n.queue->pop(outputs[i], kPollInterval);
+        auto status = n.queue->pop(outputs[i], std::chrono::milliseconds(0));
+        if (status == BoundedQueue<Frame>::PopStatus::Timeout && !retire_oldest(progress))
+          status = n.queue->pop(outputs[i], kPollInterval);
         if (status == BoundedQueue<Frame>::PopStatus::Item) break;
         if (status == BoundedQueue<Frame>::PopStatus::Closed) {
           // A source that was waiting (a reconnect backoff) ends its stream when the stop
@@ -481,6 +499,7 @@ class Run {
   std::unique_ptr<FrameSlots> slots_;
   std::vector<Node> nodes_;
   std::vector<SlotWork> slot_work_;
+  std::int64_t submitted_ = 0;  // frames enqueued into slots so far (the graph's thread alone)
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
   std::mutex error_mutex_;

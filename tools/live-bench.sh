@@ -92,7 +92,8 @@ wait $ff
 ffmpeg_wall=$(awk "BEGIN { print $(date +%s.%N) - $f0 }")
 kill $sender 2>/dev/null
 wait $sender 2>/dev/null
-ffmpeg_frames=$(ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 ffmpeg-out.ts 2>/dev/null)
+# Its own count of the frames it encoded (the last "frame=" of its log).
+ffmpeg_frames=$(grep -o 'frame= *[0-9]*' ffmpeg.log | tail -1 | tr -dc '0-9')
 ffmpeg_speed=$(grep -o 'speed=[ 0-9.x]*' ffmpeg.log | tail -1)
 
 python3 - "$wall" "$cpu" "$ffmpeg_wall" "${ffmpeg_frames:-0}" "$ffmpeg_speed" <<'EOF' | tee summary.txt
