@@ -26,7 +26,9 @@ std::string describe_pipeline(const PipelineDefinition& definition) {
 }  // namespace
 
 int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet) {
-  const auto definition = load_pipeline(file, overrides);
+  // The file is checked against the requested device's limits before the device itself is
+  // looked for, so a pipeline meant for cuda:0 can be checked where there is no GPU.
+  const auto definition = load_pipeline(file, overrides, resolve_device("auto").kind);
   const auto device = resolve_device(definition.device);
   if (!quiet) {
     fmt::print("{}: ok, {} stages on {}\n{}", file, definition.stages.size(), device.name(),
@@ -36,7 +38,7 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
 }
 
 int run_command(const RunArguments& args) {
-  const auto definition = load_pipeline(args.file, args.overrides);
+  const auto definition = load_pipeline(args.file, args.overrides, resolve_device("auto").kind);
   const auto device = resolve_device(definition.device);
 
   RunOptions options;
