@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
+#include "pipeline/output_paths.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -41,6 +43,11 @@ int run_command(const RunArguments& args) {
   const auto definition = load_pipeline(args.file, args.overrides, resolve_device("auto").kind);
   const auto device = resolve_device(definition.device);
 
+  // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs.
+  if (!args.stats_json.empty())
+    if (const auto reason = cannot_create_reason(args.stats_json); !reason.empty())
+      throw std::runtime_error(fmt::format("--stats-json {}: cannot create: {}", args.stats_json, reason));
+
   RunOptions options;
   options.max_frames = args.frames;
   options.realtime = args.realtime;
@@ -49,7 +56,14 @@ int run_command(const RunArguments& args) {
   options.stop = &install_interrupt_handler();
 
   const RunStats stats = run_pipeline(definition, device, options);
-  if (!args.stats_json.empty()) write_stats_json(stats, args.stats_json);
+  // Written after every output is finalized; a failure here loses none of them.
+  if (!args.stats_json.empty()) {
+    try {
+      write_stats_json(stats, args.stats_json);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
+    }
+  }
   if (!args.quiet) {
     fmt::print("{}", stats_summary(stats));
     for (const auto& output : stats.outputs) fmt::print("wrote {}\n", output);
