@@ -5,11 +5,9 @@
 #include <cuda_runtime.h>
 
 #include "core/image_view.hpp"
+#include "cuda/limits.hpp"
 
 namespace fp::cuda {
-
-// The largest radius mean_smooth takes (a 65x65 window).
-inline constexpr int kMeanSmoothMaxRadius = 32;
 
 // src and dst: device memory of the same size, any pitch and alignment, not overlapping.
 // radius in [0, kMeanSmoothMaxRadius] (0 copies). One kernel launch enqueued on `stream`;

@@ -21,13 +21,12 @@
 #include <cuda_runtime.h>
 
 #include "core/image_view.hpp"
+#include "cuda/limits.hpp"
 
 namespace fp::cuda {
 
-// Limits of the GPU schedule: every patch the kernel is compiled for, and the search sides
-// whose shared-memory tile fits an SM comfortably. Larger values throw std::invalid_argument.
-inline constexpr int kNlmeansMaxPatch = 15;
-inline constexpr int kNlmeansMaxSearch = 51;
+// kNlmeansMaxPatch and kNlmeansMaxSearch (cuda/limits.hpp) bound the GPU schedule; larger
+// values throw std::invalid_argument.
 
 // The same parameters as cpu::NlmeansParams (cuda/ does not include cpu/ headers).
 struct NlmeansParams {

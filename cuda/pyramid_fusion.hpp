@@ -17,13 +17,11 @@
 #include <vector>
 
 #include "core/image_view.hpp"
+#include "cuda/limits.hpp"
 
 namespace fp::cuda {
 
 enum class FusionRule { Average, MaxAbs, MaxEnergy };
-
-// The number of levels the GPU schedule supports: its workspace layout has a fixed table.
-inline constexpr int kMaxFusionLevels = 12;
 
 struct FusionParams {
   int levels = 5;  // 1 .. kMaxFusionLevels

@@ -243,7 +243,14 @@ class FfmpegSink final : public FrameSink {
       ret = av_write_frame(format_.get(), packet_.get());
       av_packet_unref(packet_.get());
       if (ret < 0) ff::fail(path_, "cannot write", ret);
+      check_io("cannot write");
     }
+  }
+
+  // Writes go through AVIOContext's buffer: a failed flush (a full disk) is only recorded
+  // in pb->error, which some muxers never look at, so it is checked after each packet.
+  void check_io(const char* what) {
+    if (format_->pb != nullptr && format_->pb->error < 0) ff::fail(path_, what, format_->pb->error);
   }
 
   // Drains the encoder (x264 holds frames back for B-frames and lookahead), then writes the
@@ -253,6 +260,7 @@ class FfmpegSink final : public FrameSink {
       ff::fail(path_, "encode error", ret);
     write_packets();
     if (const int ret = av_write_trailer(format_.get()); ret < 0) ff::fail(path_, "cannot finalize", ret);
+    check_io("cannot finalize");
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
       if (const int ret = avio_closep(&format_->pb); ret < 0) ff::fail(path_, "cannot close", ret);
     }

@@ -48,14 +48,22 @@ std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
+// The backend whose limits the parameters must meet; the CPU's for a device that is not
+// valid (already reported).
+DeviceKind backend_of(const std::string& device, DeviceKind auto_backend) {
+  if (device == "auto") return auto_backend;
+  return device.rfind("cuda", 0) == 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
+}
+
 }  // namespace
 
-PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides) {
-  return parse_pipeline(read_text(file), file.string(), overrides);
+PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides,
+                                 DeviceKind auto_backend) {
+  return parse_pipeline(read_text(file), file.string(), overrides, auto_backend);
 }
 
 PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::string& file,
-                                  const ConfigOverrides& overrides) {
+                                  const ConfigOverrides& overrides, DeviceKind auto_backend) {
   std::vector<ConfigIssue> issues;
   auto raw = read_pipeline_yaml(yaml_text, file, issues);
   if (!raw) fail(std::move(issues));  // not YAML: nothing else can be checked
@@ -66,13 +74,14 @@ PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::strin
   if (raw->device) definition.device = check_device(*raw->device, issues);
   if (raw->realtime) definition.realtime = check_realtime(*raw->realtime, issues);
   if (raw->drop) definition.drop = check_drop(*raw->drop, issues);
+  const DeviceKind backend = backend_of(definition.device, auto_backend);
   const auto inputs = link_stages(*raw, issues);
   for (std::size_t i = 0; i < raw->stages.size(); ++i) {
     const RawStage& stage = raw->stages[i];
     definition.stages.push_back(StageDefinition{.id = stage.id,
                                                 .type = stage.type,
                                                 .inputs = inputs[i],
-                                                .params = check_stage_params(stage, issues),
+                                                .params = check_stage_params(stage, backend, issues),
                                                 .line = stage.origin.line,
                                                 .column = stage.origin.column});
   }

@@ -31,10 +31,15 @@ struct ConfigOverrides {
   std::vector<std::string> sets;            // --set ID.PARAM=VALUE (VALUE parsed as YAML)
 };
 
-PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides = {});
+// The backend's parameter limits (a stage table's cuda_max) apply when the device, after
+// --device, is cuda or cuda:N — whether or not this build or machine has one — or when it
+// is auto and `auto_backend` (what auto resolves to here: resolve_device("auto").kind) is
+// CUDA. They need no GPU: they are constants of the parameter tables.
+PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides = {},
+                                 DeviceKind auto_backend = DeviceKind::Cpu);
 
 // Same, from YAML text; `file` is only used in messages.
 PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::string& file,
-                                  const ConfigOverrides& overrides = {});
+                                  const ConfigOverrides& overrides = {}, DeviceKind auto_backend = DeviceKind::Cpu);
 
 }  // namespace fp

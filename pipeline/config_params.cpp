@@ -1,5 +1,9 @@
 #include "pipeline/config_params.hpp"
 
+#include <fmt/format.h>
+
+#include <optional>
+
 #include "pipeline/config_param_value.hpp"
 #include "pipeline/config_yaml.hpp"
 
@@ -22,9 +26,18 @@ Origin param_origin(const RawStage& stage, const std::string& name) {
   return stage.origin.with_key(join_key(stage.origin.key, name));
 }
 
+// The CUDA kernel's limit, when the value is above it: the message says what to do.
+std::optional<std::string> cuda_limit_problem(const ParamSpec& spec, const ParamValue& value) {
+  const auto* given = std::get_if<std::int64_t>(&value);
+  if (!spec.cuda_max || !given || *given <= *spec.cuda_max) return std::nullopt;
+  return fmt::format("must be <= {} on a CUDA device (got {}), the largest the CUDA kernel takes; lower it or use "
+                     "--device cpu{}",
+                     *spec.cuda_max, *given, spec.range.max ? fmt::format(" (up to {})", *spec.range.max) : "");
+}
+
 }  // namespace
 
-StageParams check_stage_params(const RawStage& stage, std::vector<ConfigIssue>& issues) {
+StageParams check_stage_params(const RawStage& stage, DeviceKind backend, std::vector<ConfigIssue>& issues) {
   StageParams params;
   if (!stage.spec) return params;
   bool complete = true;
@@ -41,6 +54,9 @@ StageParams check_stage_params(const RawStage& stage, std::vector<ConfigIssue>& 
     }
     auto converted = convert_param(spec, given->second.node);
     if (converted.value) {
+      if (backend == DeviceKind::Cuda)
+        if (auto problem = cuda_limit_problem(spec, *converted.value))
+          issues.push_back(given->second.origin.issue(std::move(*problem)));
       params.set(spec.name, std::move(*converted.value));
     } else {
       const Origin at = converted.element ? element_origin(given->second, *converted.element) : given->second.origin;

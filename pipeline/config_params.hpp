@@ -9,7 +9,8 @@
 namespace fp {
 
 // Problems go to `issues`, each where its value was written (file or command line).
-// Stages of unknown type get empty parameters (their type was already reported).
-StageParams check_stage_params(const RawStage& stage, std::vector<ConfigIssue>& issues);
+// Stages of unknown type get empty parameters (their type was already reported). On
+// DeviceKind::Cuda the table's CUDA limits (ParamSpec::cuda_max) apply too.
+StageParams check_stage_params(const RawStage& stage, DeviceKind backend, std::vector<ConfigIssue>& issues);
 
 }  // namespace fp

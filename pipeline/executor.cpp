@@ -17,6 +17,7 @@
 #include "pipeline/bounded_queue.hpp"
 #include "pipeline/frame_slots.hpp"
 #include "pipeline/graph.hpp"
+#include "pipeline/output_paths.hpp"
 #include "pipeline/pacer.hpp"
 #include "pipeline/progress.hpp"
 
@@ -31,6 +32,16 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown failure";
+  }
+}
+
 struct Node {
   const GraphNode* graph = nullptr;
   std::unique_ptr<Stage> stage;
@@ -42,6 +53,7 @@ struct Node {
   // sinks: the latest frame's latency, for the progress line (on the heap: nodes are moved)
   std::unique_ptr<std::atomic<double>> last_latency_ms = std::make_unique<std::atomic<double>>(-1.0);
   bool opened = false;                         // sinks: open() succeeded
+  bool failed = false;                         // sinks: the output failed and is left out (error_mutex_)
   std::exception_ptr source_error;             // sources: raised once the frames before it are processed
 
   SourceStage& source() { return static_cast<SourceStage&>(*stage); }
@@ -122,7 +134,7 @@ class Run {
       if (n.source_error) fail(n.source_error);
     finalize();
     stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (error_) std::rethrow_exception(error_);
+    throw_errors();
     collect_stats();
     return stats_;
   }
@@ -131,6 +143,7 @@ class Run {
   // Opens sources, prepares the processing stages in graph order, then opens the sinks, so
   // a source or stage that fails creates no output file.
   void set_up() {
+    check_output_paths();
     for (int i : graph_.topological_order()) {
       Node& n = nodes_[i];
       if (n.role() == StageRole::Source) {
@@ -146,12 +159,32 @@ class Run {
     }
     for (auto& n : nodes_) {
       if (n.role() != StageRole::Sink) continue;
-      n.sink().open(nodes_[n.graph->inputs[0]].info);
+      try {
+        n.sink().open(nodes_[n.graph->inputs[0]].info);
+      } catch (...) {
+        // The path was checked, so this is the file failing (a full disk refusing the
+        // header) or its encoder: the other outputs go on without it.
+        output_failed(n, std::current_exception());
+        continue;
+      }
       n.opened = true;
       n.timing.encoder = n.sink().encoder_name();
       n.timing.output = n.sink().output_path();
       spdlog::info("{}: {} -> {}", n.timing.id, n.timing.encoder, n.timing.output);
     }
+  }
+
+  // Every output file can be created: a missing or read-only directory fails the run here,
+  // before any input is opened or any output created.
+  void check_output_paths() const {
+    for (const auto& n : nodes_)
+      for (const auto& param : n.graph->spec->params) {
+        if (param.type != ParamType::Path) continue;
+        const auto& path = n.graph->stage->params.text(param.name);
+        if (path.empty() || path == "null") continue;
+        if (const auto reason = cannot_create_reason(path); !reason.empty())
+          throw std::runtime_error(fmt::format("{}: {}: cannot create: {}", n.timing.id, path, reason));
+      }
   }
 
   std::vector<VideoInfo> input_infos(const Node& n) const {
@@ -170,7 +203,7 @@ class Run {
       if (n.role() == StageRole::Source) set_drop_policy(n);
     }
     for (auto& n : nodes_) {
-      if (n.role() == StageRole::Process) continue;
+      if (n.role() == StageRole::Process || (n.role() == StageRole::Sink && !n.opened)) continue;
       try {
         if (options_.hooks.before_thread_start) options_.hooks.before_thread_start(n.timing.id);
         if (n.role() == StageRole::Source)
@@ -256,9 +289,14 @@ class Run {
         frame = Frame{};  // return the buffers to their pools now, not at the next frame
       }
     } catch (...) {
-      fail(std::current_exception());
+      // This output is left out (its frames dropped); the others go on.
+      output_failed(n, std::current_exception());
       n.queue->close();
       n.queue->clear();
+      try {
+        n.sink().close();  // lets go of the file; its error would only repeat the first
+      } catch (...) {
+      }
     }
   }
 
@@ -351,7 +389,8 @@ class Run {
     work.frames.clear();
     slots_->context(slot).run_completions();
     for (auto& [sink, frame] : work.deliveries)
-      if (!nodes_[sink].queue->push(std::move(frame))) throw_pending_error();
+      if (!sink_failed(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame)) && !sink_failed(nodes_[sink]))
+        throw_pending_error();
     work.deliveries.clear();
     ++stats_.frames;
     if (!has_sinks())
@@ -381,7 +420,7 @@ class Run {
       Node& n = nodes_[i];
       if (n.role() != StageRole::Source) continue;
       for (;;) {
-        if (error_pending()) return false;
+        if (error_pending() || every_output_failed()) return false;
         if (stop_requested()) {
           stats_.interrupted = true;
           return false;
@@ -411,16 +450,62 @@ class Run {
     }
   }
 
-  // Flushes side outputs and finalizes every opened sink, keeping the first error.
+  // Flushes side outputs and finalizes every opened sink (a full disk often shows only in
+  // this last flush); each failure is kept.
   void finalize() {
+    finalizing_ = true;
     for (auto& n : nodes_) {
       try {
         if (n.role() == StageRole::Process) n.process().finish();
-        if (n.role() == StageRole::Sink && n.opened) n.sink().close();
+        if (n.role() == StageRole::Sink && n.opened && !sink_failed(n)) n.sink().close();
       } catch (...) {
-        fail(std::current_exception());
+        output_failed(n, std::current_exception());
       }
     }
+  }
+
+  // An output that cannot be written (a full disk, /dev/full) is left out: its error is kept
+  // for the end of the run, and the run goes on for the others, which get every frame.
+  void output_failed(Node& n, const std::exception_ptr& error) {
+    const std::string message = fmt::format("{}: {}", n.timing.id, message_of(error));
+    {
+      std::lock_guard lock(error_mutex_);
+      n.failed = true;
+      output_errors_.push_back(message);
+    }
+    if (!finalizing_ && n.role() == StageRole::Sink) spdlog::error("{}; the other outputs go on", message);
+  }
+  bool sink_failed(const Node& n) {
+    std::lock_guard lock(error_mutex_);
+    return n.failed;
+  }
+  // True when the run has outputs and every one of them failed: nothing is left to write.
+  bool every_output_failed() {
+    int outputs = 0;
+    int failed = 0;
+    for (const auto& n : nodes_) {
+      if (n.role() == StageRole::Sink) {
+        ++outputs;
+        failed += sink_failed(n) ? 1 : 0;
+      } else if (n.role() == StageRole::Process && n.stage && static_cast<const ProcessStage&>(*n.stage).has_side_output()) {
+        ++outputs;
+        failed += static_cast<const ProcessStage&>(*n.stage).side_output_failed() ? 1 : 0;
+      }
+    }
+    return outputs > 0 && failed == outputs;
+  }
+
+  // The run's error, else the failed outputs' (all of them, in one message).
+  void throw_errors() {
+    std::lock_guard lock(error_mutex_);
+    if (output_errors_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return;
+    }
+    std::vector<std::string> messages;
+    if (error_) messages.push_back(message_of(error_));
+    messages.insert(messages.end(), output_errors_.begin(), output_errors_.end());
+    throw std::runtime_error(fmt::format("{}", fmt::join(messages, "; ")));
   }
 
   void fail(std::exception_ptr error) {
@@ -504,6 +589,8 @@ class Run {
   std::atomic<bool> stopping_{false};
   std::mutex error_mutex_;
   std::exception_ptr error_;
+  std::vector<std::string> output_errors_;  // "ID: PATH: what: reason", in the order they failed
+  bool finalizing_ = false;
   RunStats stats_;
 };
 

@@ -2,11 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
+
+#include "stages/text_output.hpp"
 
 namespace fp {
 
@@ -79,11 +77,9 @@ std::string stats_to_json(const RunStats& stats) {
 }
 
 void write_stats_json(const RunStats& stats, const std::string& path) {
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
-  out << stats_to_json(stats) << '\n';
+  TextOutput out(path);
+  out.write(stats_to_json(stats) + '\n');
   out.close();
-  if (!out) throw std::runtime_error(fmt::format("{}: write failed", path));
 }
 
 std::string stats_summary(const RunStats& stats) {

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "cpu/luma_histogram.hpp"
+#include "stages/text_output.hpp"
 
 #ifdef FRAMEPIPE_WITH_CUDA
 #include <algorithm>
@@ -38,12 +38,11 @@ class LumaHistogramStage final : public ProcessStage {
       : path_(std::move(path)), format_(format), context_(std::move(context)) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
-    out_.open(path_, std::ios::out | std::ios::trunc);
-    if (!out_) throw std::runtime_error(fmt::format("{}: cannot open for writing: {}", path_, std::strerror(errno)));
+    out_.open(path_);
     if (format_ == RowFormat::Csv) {
-      out_ << "frame,pts,time,mean,otsu";
-      for (int i = 0; i < 256; ++i) out_ << ",b" << i;
-      out_ << '\n';
+      std::string header = "frame,pts,time,mean,otsu";
+      for (int i = 0; i < 256; ++i) header += fmt::format(",b{}", i);
+      write(header + '\n');
     }
 #ifdef FRAMEPIPE_WITH_CUDA
     if (context_.device.kind == DeviceKind::Cuda) {
@@ -84,32 +83,45 @@ class LumaHistogramStage final : public ProcessStage {
   }
 
   void finish() override {
-    if (!out_.is_open()) return;
-    out_.flush();
-    const bool ok = static_cast<bool>(out_);
+    if (!error_.empty()) throw std::runtime_error(error_);
     out_.close();
-    if (!ok) throw std::runtime_error(fmt::format("{}: write failed", path_));
   }
+
+  bool has_side_output() const override { return true; }
+  bool side_output_failed() const override { return !error_.empty(); }
 
  private:
   void write_row(const Frame& frame, const cpu::LumaStats& stats) {
     const double time = frame.pts == kNoPts ? -1.0 : static_cast<double>(frame.pts) * frame.time_base.value();
     const long long pts = frame.pts == kNoPts ? -1 : frame.pts;
     if (format_ == RowFormat::Csv) {
-      out_ << fmt::format("{},{},{:.6f},{:.4f},{},{}\n", frame.sequence, pts, time, stats.mean, stats.otsu,
-                          fmt::join(stats.bins, ","));
+      write(fmt::format("{},{},{:.6f},{:.4f},{},{}\n", frame.sequence, pts, time, stats.mean, stats.otsu,
+                        fmt::join(stats.bins, ",")));
     } else {
-      out_ << fmt::format(R"({{"frame":{},"pts":{},"time":{:.6f},"mean":{:.4f},"otsu":{},"bins":[{}]}})", frame.sequence,
-                          pts, time, stats.mean, stats.otsu, fmt::join(stats.bins, ","))
-           << '\n';
+      write(fmt::format(R"({{"frame":{},"pts":{},"time":{:.6f},"mean":{:.4f},"otsu":{},"bins":[{}]}})"
+                        "\n",
+                        frame.sequence, pts, time, stats.mean, stats.otsu, fmt::join(stats.bins, ",")));
     }
-    if (!out_) throw std::runtime_error(fmt::format("{}: write failed", path_));
+  }
+
+  // A failed write closes the file and is kept for finish(): the frames go on through the
+  // graph, so the run's other outputs are complete.
+  void write(const std::string& text) {
+    if (!error_.empty()) return;
+    try {
+      out_.write(text);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+      out_.abandon();
+      spdlog::error("{}: {}; the other outputs go on", context_.id, error_);
+    }
   }
 
   std::string path_;
   RowFormat format_;
   StageContext context_;
-  std::ofstream out_;
+  TextOutput out_;
+  std::string error_;  // the first write failure; the rows stop there
 #ifdef FRAMEPIPE_WITH_CUDA
   std::unique_ptr<LumaStatsSlots> stats_;
   cuda::PinnedArray<cuda::LumaStatsDevice> readback_;  // one result per slot

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cpu/mean_smooth.hpp"
+#include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
 
 #ifdef FRAMEPIPE_WITH_CUDA
@@ -20,12 +21,12 @@ class MeanSmoothStage final : public LumaPlaneStage {
   MeanSmoothStage(int radius, StageContext context) : LumaPlaneStage(std::move(context)), radius_(radius) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
-#ifdef FRAMEPIPE_WITH_CUDA
+    // The config validation refuses this already (the table's cuda_max); this catches a
+    // definition that was validated for another device than the one it runs on.
     if (on_cuda() && radius_ > cuda::kMeanSmoothMaxRadius)
       throw std::runtime_error(fmt::format(
           "stage '{}': radius {} is above {}, the largest the CUDA kernel takes; lower it or run with --device cpu",
           context().id, radius_, cuda::kMeanSmoothMaxRadius));
-#endif
     return LumaPlaneStage::prepare(inputs);
   }
 
@@ -54,7 +55,7 @@ StageSpec mean_smooth_stage_spec() {
   spec.help = "mean of the luma over a (2r+1)x(2r+1) window, border replicate; cost independent of r";
   spec.params = {
       {.name = "radius", .type = ParamType::Int, .help = "window radius r",
-       .default_value = std::int64_t{2}, .range = {.min = 1, .max = 1024}},
+       .default_value = std::int64_t{2}, .range = {.min = 1, .max = 1024}, .cuda_max = cuda::kMeanSmoothMaxRadius},
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     return std::make_unique<MeanSmoothStage>(static_cast<int>(params.integer("radius")), context);

@@ -1,6 +1,7 @@
 #include "stages/nlmeans_stage.hpp"
 
 #include "cpu/nlmeans.hpp"
+#include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
 
 #ifdef FRAMEPIPE_WITH_CUDA
@@ -40,13 +41,15 @@ StageSpec nlmeans_stage_spec() {
   StageSpec spec;
   spec.type = "nlmeans";
   spec.help = "non-local means denoising of the luma: patch-similarity weighted mean over a search window";
+  // The ranges of patch and search are the CUDA kernel's limits (cuda/limits.hpp), applied
+  // on every device so that a pipeline that validates runs on either.
   spec.params = {
       {.name = "h", .type = ParamType::Float, .help = "filtering strength: larger removes more noise (and detail)",
        .default_value = 10.0, .range = {.min = 0, .max = 1000, .min_exclusive = true}},
       {.name = "patch", .type = ParamType::Int, .help = "side of the square patch compared around each pixel",
-       .default_value = std::int64_t{7}, .range = {.min = 1, .max = 15}, .odd = true},
+       .default_value = std::int64_t{7}, .range = {.min = 1, .max = cuda::kNlmeansMaxPatch}, .odd = true},
       {.name = "search", .type = ParamType::Int, .help = "side of the square window searched for similar patches",
-       .default_value = std::int64_t{21}, .range = {.min = 1, .max = 51}, .odd = true},
+       .default_value = std::int64_t{21}, .range = {.min = 1, .max = cuda::kNlmeansMaxSearch}, .odd = true},
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     cpu::NlmeansParams p;

@@ -79,6 +79,7 @@ std::string describe_range(const ParamSpec& spec) {
   if (!bounds.empty()) out += (out.empty() ? "" : ", ") + bounds;
   if (spec.type == ParamType::Int && !spec.keywords.empty())
     out += (out.empty() ? "" : " or ") + fmt::format("{}", fmt::join(spec.keywords, "|"));
+  if (spec.cuda_max) out += fmt::format("; cuda <= {}", *spec.cuda_max);
   return out;
 }
 

@@ -36,6 +36,10 @@ struct ParamSpec {
   ParamRange range;                         // Int, Float and each FloatList element
   std::vector<std::string> keywords;        // Enum values, or words an Int also accepts
   bool odd = false;                         // Int: must be odd
+  // Int: the largest value the CUDA backend takes, where it is below range.max. Validation
+  // applies it whenever the pipeline is meant for a CUDA device (even in a build without
+  // CUDA), so a value the kernel would refuse is a configuration error, not a failed run.
+  std::optional<std::int64_t> cuda_max;
 };
 
 // Parameter values after validation: every parameter of the stage's table is present
@@ -62,7 +66,8 @@ class StageParams {
 // Text for the table: "int", "float", "enum", ... and a value as YAML would spell it.
 std::string type_name(const ParamSpec& spec);
 std::string format_value(const ParamValue& value);
-// "[1, 32]", "> 0", "odd, [1, 15]", "average|max_abs|max_energy", or "" when unconstrained.
+// "[1, 32]", "> 0", "odd, [1, 15]", "average|max_abs|max_energy", or "" when unconstrained;
+// a CUDA limit is added as "[1, 1024]; cuda <= 32".
 std::string describe_range(const ParamSpec& spec);
 
 }  // namespace fp

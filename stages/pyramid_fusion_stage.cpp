@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cpu/pyramid_fusion.hpp"
+#include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
 
 #ifdef FRAMEPIPE_WITH_CUDA
@@ -88,7 +89,7 @@ StageSpec pyramid_fusion_stage_spec() {
   spec.max_inputs = 2;
   spec.params = {
       {.name = "levels", .type = ParamType::Int, .help = "pyramid levels, the base level included",
-       .default_value = std::int64_t{5}, .range = {.min = 1, .max = 12}},
+       .default_value = std::int64_t{5}, .range = {.min = 1, .max = cuda::kMaxFusionLevels}},
       {.name = "rule", .type = ParamType::Enum,
        .help = "how detail coefficients are combined: mean, larger magnitude, or larger 3x3 energy",
        .default_value = std::string("max_energy"), .keywords = {"average", "max_abs", "max_energy"}},

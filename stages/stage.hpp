@@ -92,7 +92,13 @@ class ProcessStage : public Stage {
   // Inputs and the output live on the pipeline's device (host memory on the CPU, device
   // memory on CUDA, where the work is only enqueued on context.stream).
   virtual Frame process(std::span<const Frame> inputs, FrameContext& context) = 0;
-  virtual void finish() {}  // end of stream: flush side outputs
+  virtual void finish() {}  // end of stream: flush side outputs; throws when one failed
+  // A file the stage writes beside its frames (a histogram's rows). When writing it fails
+  // (a full disk), the stage closes it, keeps the error for finish() and goes on passing
+  // frames, so the run's other outputs lose nothing; the executor stops the run only when
+  // every output has failed.
+  virtual bool has_side_output() const { return false; }
+  virtual bool side_output_failed() const { return false; }
 };
 
 // Consumes frames (encode). Has no output.

@@ -67,6 +67,11 @@ CommandResult run_framepipe_with_data_limit(const std::vector<std::string>& args
   return run_shell("ulimit -d " + std::to_string(kib) + " && FRAMEPIPE_THREADS=2 exec ", args, cwd);
 }
 
+CommandResult run_framepipe_with_timeout(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                         int seconds) {
+  return run_shell("exec timeout -k 5 " + std::to_string(seconds) + " ", args, cwd);
+}
+
 TempDir::TempDir(const std::string& name) {
   path_ = std::filesystem::path(FRAMEPIPE_BINARY_DIR) / "test-output" / (name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(path_);

@@ -23,6 +23,11 @@ CommandResult run_framepipe(const std::vector<std::string>& args, const std::fil
 CommandResult run_framepipe_with_data_limit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                                             long kib);
 
+// The same, killed after `seconds` (exit code 124, or 137 when it ignored SIGTERM for 5 s):
+// for runs that must end on their own, so that a hang fails the test instead of stalling it.
+CommandResult run_framepipe_with_timeout(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                         int seconds);
+
 // A fresh empty directory for one test, removed when the object goes away.
 class TempDir {
  public:

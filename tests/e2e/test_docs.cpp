@@ -28,8 +28,14 @@ TEST(Docs, StageReferenceCoversEveryStageAndParameter) {
     ASSERT_NE(section, std::string::npos) << "docs/stages.md has no section for " << spec.type;
     const auto end = doc.find("\n## ", section + 1);
     const std::string body = doc.substr(section, end == std::string::npos ? std::string::npos : end - section);
-    for (const auto& param : spec.params)
+    for (const auto& param : spec.params) {
       EXPECT_NE(body.find("`" + param.name + "`"), std::string::npos) << spec.type << "." << param.name;
+      // A backend's own limit is part of the reference too.
+      if (param.cuda_max) {
+        EXPECT_NE(body.find("CUDA"), std::string::npos) << spec.type << "." << param.name;
+        EXPECT_NE(body.find(std::to_string(*param.cuda_max)), std::string::npos) << spec.type << "." << param.name;
+      }
+    }
   }
 }
 

@@ -132,7 +132,8 @@ TEST(GpuPipeline, KeepsEveryFrameInOrder) {
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(nlohmann::json::parse(rows[i])["frame"], i);
 }
 
-// A parameter the CUDA kernel cannot take is refused before any output exists, naming it.
+// A parameter the CUDA kernel cannot take is a configuration error (exit 2) where it was
+// written, before any output exists.
 TEST(GpuPipeline, RadiusBeyondTheKernelIsRefused) {
   FP_REQUIRE_CLI_GPU();
   TempDir dir("gpu-radius");
@@ -141,9 +142,10 @@ TEST(GpuPipeline, RadiusBeyondTheKernelIsRefused) {
                                    "  - {id: wide, type: mean_smooth, radius: 40}\n"
                                    "  - {id: e, type: encode, input: wide, output: out.y4m}\n";
   const auto result = run_framepipe({"run", "p.yaml", "--device", cli_cuda_device()}, dir.path());
-  EXPECT_EQ(result.exit_code, 1) << result.output;
-  EXPECT_NE(result.output.find("wide"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("radius 40"), std::string::npos) << result.output;
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("p.yaml:3:45: stages[0].radius: must be <= 32 on a CUDA device (got 40)"),
+            std::string::npos)
+      << result.output;
   EXPECT_FALSE(fs::exists(dir / "out.y4m"));
 }
 

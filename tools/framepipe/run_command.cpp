@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
+#include "pipeline/output_paths.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -26,7 +28,9 @@ std::string describe_pipeline(const PipelineDefinition& definition) {
 }  // namespace
 
 int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet) {
-  const auto definition = load_pipeline(file, overrides);
+  // The file is checked against the requested device's limits before the device itself is
+  // looked for, so a pipeline meant for cuda:0 can be checked where there is no GPU.
+  const auto definition = load_pipeline(file, overrides, resolve_device("auto").kind);
   const auto device = resolve_device(definition.device);
   if (!quiet) {
     fmt::print("{}: ok, {} stages on {}\n{}", file, definition.stages.size(), device.name(),
@@ -36,8 +40,13 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
 }
 
 int run_command(const RunArguments& args) {
-  const auto definition = load_pipeline(args.file, args.overrides);
+  const auto definition = load_pipeline(args.file, args.overrides, resolve_device("auto").kind);
   const auto device = resolve_device(definition.device);
+
+  // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs.
+  if (!args.stats_json.empty())
+    if (const auto reason = cannot_create_reason(args.stats_json); !reason.empty())
+      throw std::runtime_error(fmt::format("--stats-json {}: cannot create: {}", args.stats_json, reason));
 
   RunOptions options;
   options.max_frames = args.frames;
@@ -48,7 +57,14 @@ int run_command(const RunArguments& args) {
   options.stop = &install_interrupt_handler();
 
   const RunStats stats = run_pipeline(definition, device, options);
-  if (!args.stats_json.empty()) write_stats_json(stats, args.stats_json);
+  // Written after every output is finalized; a failure here loses none of them.
+  if (!args.stats_json.empty()) {
+    try {
+      write_stats_json(stats, args.stats_json);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
+    }
+  }
   if (!args.quiet) {
     fmt::print("{}", stats_summary(stats));
     for (const auto& output : stats.outputs) fmt::print("wrote {}\n", output);
