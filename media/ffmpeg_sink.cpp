@@ -122,9 +122,13 @@ class FfmpegSink final : public FrameSink {
     if (const int ret = ff::dict_set(opts, "preset", options.preset.c_str()); ret < 0) ff::fail(path_, "bad preset", ret);
     if (const int ret = ff::dict_set(opts, "crf", crf.c_str()); ret < 0) ff::fail(path_, "bad crf", ret);
     if (options.low_latency) {
-      // A frame in, its packet out: no lookahead or B-frames holding frames back, and a key
-      // frame every second so that a viewer joining (or a receiver after a loss) starts fast.
+      // A frame in, its packet out: no lookahead or B-frames holding frames back. Instead of
+      // a key frame every second (a frame several times the size of the others, which takes
+      // that much longer to encode and to send, and delays the frames behind it), a column
+      // of intra blocks sweeps the picture once a second (periodic intra refresh): a viewer
+      // joining, or a receiver after a loss, has a whole picture within a second.
       if (const int ret = ff::dict_set(opts, "tune", "zerolatency"); ret < 0) ff::fail(path_, "bad tune", ret);
+      if (const int ret = ff::dict_set(opts, "intra-refresh", "1"); ret < 0) ff::fail(path_, "bad intra-refresh", ret);
       encoder_->max_b_frames = 0;
       encoder_->gop_size = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
       format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;

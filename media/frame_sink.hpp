@@ -15,8 +15,9 @@ struct SinkOptions {
   std::string codec = "h264";  // h264 | rawvideo (forced for .y4m)
   int crf = 18;              // libx264 constant rate factor, 0..51
   std::string preset = "veryfast";
-  // Live outputs: x264 tune=zerolatency (no lookahead, sliced threads), no B-frames, a key
-  // frame every second, and every packet handed to the file or network at once.
+  // Live outputs: x264 tune=zerolatency (no lookahead, sliced threads), no B-frames, periodic
+  // intra refresh over one second instead of key frames, and every packet handed to the file
+  // or network at once.
   bool low_latency = false;
 };
 
