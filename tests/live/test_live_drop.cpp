@@ -1,5 +1,5 @@
-// A live input faster than the graph: CPU nlmeans (~15 fps at 640x360 on two cores) on a
-// 30 fps RTSP stream from a real server. With the live default (`drop: oldest`) frames are
+// A live input faster than the graph: CPU nlmeans with a 35x35 search (~5 fps at 640x360 on
+// two cores) on a 30 fps RTSP stream from a real server. With the live default (`drop: oldest`) frames are
 // dropped at the source's queue and counted, memory stays flat and the latency stays
 // bounded; with `drop: never` nothing is dropped by framepipe and the lag behind the camera
 // grows instead (the TCP connection pushes back on the server).
@@ -40,6 +40,10 @@ struct SlowLiveRun {
   double output_span_seconds = 0;  // pts of the last output frame minus the first's
 };
 
+// Measured here (2 cores): drop oldest — 55 frames out, 269 dropped, latency p99 355 ms,
+// RSS +0.1%, the output spans 10.7 s of 10 s; drop never — 62 frames, none dropped, the
+// output spans 2.0 s of 10 s (8 s behind the camera).
+//
 // Runs CPU nlmeans on the server's stream for `seconds` after frames begin to flow, then
 // stops it with SIGINT.
 SlowLiveRun run_slow_stage(const RtspServer& server, const TempDir& dir, const std::string& drop, double seconds) {
@@ -47,7 +51,7 @@ SlowLiveRun run_slow_stage(const RtspServer& server, const TempDir& dir, const s
                                 << "drop: " << drop << "\n"
                                 << "input: {uri: '" << server.uri() << "', reconnect: {attempts: 0}}\n"
                                 << "stages:\n"
-                                << "  - {id: denoise, type: nlmeans}\n"
+                                << "  - {id: denoise, type: nlmeans, search: 35}\n"
                                 << "  - {id: out, type: encode, output: out.mkv, preset: ultrafast}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
   SlowLiveRun result;
