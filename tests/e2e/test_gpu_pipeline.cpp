@@ -143,7 +143,7 @@ TEST(GpuPipeline, RadiusBeyondTheKernelIsRefused) {
                                    "  - {id: e, type: encode, input: wide, output: out.y4m}\n";
   const auto result = run_framepipe({"run", "p.yaml", "--device", cli_cuda_device()}, dir.path());
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find("p.yaml:3:45: stages[0].radius: must be <= 32 on a CUDA device (got 40)"),
+  EXPECT_NE(result.output.find("p.yaml:3:43: stages[0].radius: must be <= 32 on a CUDA device (got 40)"),
             std::string::npos)
       << result.output;
   EXPECT_FALSE(fs::exists(dir / "out.y4m"));
