@@ -1,13 +1,25 @@
-// Encoded and raw outputs: libx264 into mp4/matroska/mpegts, or raw frames into .y4m.
+// Encoded and raw outputs: libx264 into mp4/matroska/mpegts files, an HLS playlist, or a
+// network stream (MPEG-TS over UDP or SRT, RTSP publish); raw frames into .y4m.
+//
+// Network outputs: every blocking call (connect, write, trailer) has a deadline polled by
+// FFmpeg's interrupt callback, so a receiver that stops reading fails that output within
+// timeout_ms instead of stalling the run; a stop request (Ctrl-C) ends a connect at once.
 //
 // Odd sizes: H.264 crops in units of two luma samples for 4:2:0, so no 4:2:0 stream can be
 // 641 pixels wide and libx264 refuses odd 4:2:0 sizes outright. An odd-sized output is
 // therefore encoded as 4:4:4 (High 4:4:4 Predictive), where cropping is exact: it decodes
 // to the very same size, and the source converts it back to I420. Even sizes stay 4:2:0.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "media/ffmpeg_common.hpp"
+#include "media/io_deadline.hpp"
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
 #include "media/sinks.hpp"
 
 extern "C" {
@@ -31,11 +43,15 @@ Rational nominal_rate(const VideoInfo& info) {
 class FfmpegSink final : public FrameSink {
  public:
   FfmpegSink(const SinkOptions& options, const VideoInfo& info)
-      : path_(options.path),
-        raw_(output_extension(options.path) == ".y4m"),
+      : path_(mask_credentials(options.path)),
+        target_(parse_output_target(options.path)),
+        raw_(target_.muxer == "yuv4mpegpipe"),
         width_(info.width),
         height_(info.height),
-        frame_rate_(nominal_rate(info)) {
+        frame_rate_(nominal_rate(info)),
+        stop_(options.stop),
+        timeout_(options.network_timeout_ms),
+        deadline_(is_network_output(target_.kind)) {
     if (width_ <= 0 || height_ <= 0)
       ff::fail(path_, "bad frame size " + std::to_string(width_) + "x" + std::to_string(height_));
     ff::global_init();
@@ -48,7 +64,7 @@ class FfmpegSink final : public FrameSink {
       open_x264(options, time_base);
     add_stream();
     allocate_buffers();
-    open_file();
+    open_output(options);
   }
 
   FfmpegSink(const FfmpegSink&) = delete;
@@ -96,12 +112,56 @@ class FfmpegSink final : public FrameSink {
 
  private:
   void create_muxer() {
-    const std::string ext = output_extension(path_);
-    const char* muxer = ext == ".mp4" ? "mp4" : ext == ".mkv" ? "matroska" : ext == ".ts" ? "mpegts" : "yuv4mpegpipe";
+    const char* muxer = target_.muxer.c_str();
     AVFormatContext* ctx = nullptr;
-    if (const int ret = avformat_alloc_output_context2(&ctx, nullptr, muxer, path_.c_str()); ret < 0 || ctx == nullptr)
+    const int ret = avformat_alloc_output_context2(&ctx, nullptr, muxer, target_.url.c_str());
+    if (ret < 0 || ctx == nullptr)
       ff::fail(path_, std::string("cannot set up the ") + muxer + " muxer", ret < 0 ? ret : AVERROR(ENOMEM));
     format_.reset(ctx);
+    // `this` is stable: sinks live on the heap behind the unique_ptr open_sink returns.
+    format_->interrupt_callback = AVIOInterruptCB{&FfmpegSink::interrupt_callback, this};
+  }
+
+  // Polled by FFmpeg in every blocking call: a stop request ends a connect (the user gave
+  // up on a receiver that does not answer), and a network call past its deadline fails.
+  // Writes are not ended by a stop: Ctrl-C drains and finalizes every output.
+  static int interrupt_callback(void* opaque) {
+    auto* self = static_cast<FfmpegSink*>(opaque);
+    if (self->connecting_ && self->stop_ != nullptr && self->stop_->load()) return 1;
+    return self->deadline_.expired() ? 1 : 0;
+  }
+
+  // Runs one blocking step of a network output under the deadline; a step ended by it fails
+  // with a message that says so.
+  template <typename Step>
+  int with_deadline(Step&& step) {
+    deadline_.arm(timeout_);
+    const int ret = step();
+    deadline_.disarm();
+    return ret;
+  }
+  [[noreturn]] void fail_io(const std::string& what, int errnum) const {
+    if (deadline_.timed_out())
+      ff::fail(path_, what + ": no progress within " + IoDeadline::seconds_text(timeout_) + " (timeout_ms)",
+               AVERROR(ETIMEDOUT));
+    ff::fail(path_, what, errnum);
+  }
+
+  // Key frames: x264's default (one at scene cuts, at most every 250 frames) suits a file.
+  // A network stream has one every second, so that a receiver that joins late or lost
+  // packets shows a picture within a second (with latency: low a sweep of intra blocks does
+  // that instead). HLS cuts segments at key frames: one starts each segment.
+  void set_key_frames(const SinkOptions& options, ff::DictionaryPtr& opts) {
+    const int one_second = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
+    bool intra_refresh = options.low_latency;
+    if (target_.kind == OutputKind::Hls) {
+      encoder_->gop_size = std::max(1, static_cast<int>(options.hls_segment_seconds * frame_rate_.value() + 0.5));
+      intra_refresh = false;
+    } else if (options.low_latency || is_network_output(target_.kind)) {
+      encoder_->gop_size = one_second;
+    }
+    if (intra_refresh)
+      if (const int ret = ff::dict_set(opts, "intra-refresh", "1"); ret < 0) ff::fail(path_, "bad intra-refresh", ret);
   }
 
   void open_x264(const SinkOptions& options, Rational time_base) {
@@ -128,11 +188,10 @@ class FfmpegSink final : public FrameSink {
       // of intra blocks sweeps the picture once a second (periodic intra refresh): a viewer
       // joining, or a receiver after a loss, has a whole picture within a second.
       if (const int ret = ff::dict_set(opts, "tune", "zerolatency"); ret < 0) ff::fail(path_, "bad tune", ret);
-      if (const int ret = ff::dict_set(opts, "intra-refresh", "1"); ret < 0) ff::fail(path_, "bad intra-refresh", ret);
       encoder_->max_b_frames = 0;
-      encoder_->gop_size = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
       format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
     }
+    set_key_frames(options, opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
     if (ret < 0)
       ff::fail(path_, "cannot open encoder libx264 (preset '" + options.preset + "', crf " + crf + ")", ret);
@@ -183,18 +242,65 @@ class FfmpegSink final : public FrameSink {
     if (const int ret = av_frame_get_buffer(frame_.get(), 0); ret < 0) ff::fail(path_, "cannot allocate frames", ret);
   }
 
-  void open_file() {
+  // Opens the file or connects to the receiver, then writes the header (for RTSP the
+  // ANNOUNCE/RECORD handshake happens here).
+  void open_output(const SinkOptions& options) {
+    ff::DictionaryPtr muxer_options = muxer_settings(options);
+    connecting_ = is_network_output(target_.kind);  // a file's header is written whatever comes
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
-      if (const int ret = avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE); ret < 0)
-        ff::fail(path_, "cannot create", ret);
+      auto open = [&] {
+        return avio_open2(&format_->pb, target_.url.c_str(), AVIO_FLAG_WRITE, &format_->interrupt_callback, nullptr);
+      };
+      // An SRT listener waits for its receiver to call, for as long as it takes (Ctrl-C ends it).
+      const int ret = srt_listener() ? open() : with_deadline(open);
+      if (ret < 0) fail_io(is_network_output(target_.kind) ? connect_failure() : "cannot create", ret);
     }
-    if (const int ret = avformat_write_header(format_.get(), nullptr); ret < 0) {
+    const int ret = with_deadline([&] {
+      return ff::with_dictionary(muxer_options, [&](AVDictionary** d) { return avformat_write_header(format_.get(), d); });
+    });
+    connecting_ = false;
+    if (ret < 0) {
+      const bool timed_out = deadline_.timed_out();
       // Leave no unreadable stub behind: the file was created just now, by us.
       format_.reset();
-      std::error_code ignored;
-      std::filesystem::remove(path_, ignored);
-      ff::fail(path_, "cannot write the header", ret);
+      if (target_.kind == OutputKind::File) {
+        std::error_code ignored;
+        std::filesystem::remove(target_.url, ignored);
+      }
+      const std::string what = is_network_output(target_.kind) ? connect_failure() : "cannot write the header";
+      if (timed_out) fail_io(what, ret);
+      ff::fail(path_, what, ret);
     }
+  }
+
+  bool srt_listener() const {
+    return target_.kind == OutputKind::Srt && target_.url.find("mode=listener") != std::string::npos;
+  }
+  // libsrt says only "Input/output error" when nobody answers a caller.
+  std::string connect_failure() const {
+    if (target_.kind == OutputKind::Srt && !srt_listener())
+      return "cannot connect (no SRT listener answered there; with ?mode=listener framepipe waits for the receiver "
+             "to call instead)";
+    return "cannot connect";
+  }
+
+  // The muxer's options: HLS segments and playlist, the RTSP transport.
+  ff::DictionaryPtr muxer_settings(const SinkOptions& options) {
+    ff::DictionaryPtr opts;
+    auto set = [&](const char* key, const std::string& value) {
+      if (const int ret = ff::dict_set(opts, key, value.c_str()); ret < 0) ff::fail(path_, std::string("bad ") + key, ret);
+    };
+    if (target_.kind == OutputKind::Hls) {
+      set("hls_time", fmt::format("{:g}", options.hls_segment_seconds));
+      set("hls_list_size", std::to_string(options.hls_playlist_size));
+      // A live playlist of a few segments deletes the older ones, so that a run of days
+      // does not fill the disk; playlist_size 0 keeps every segment (a whole recording).
+      // Segments start with a key frame and need none before them.
+      set("hls_flags", options.hls_playlist_size > 0 ? "delete_segments+independent_segments" : "independent_segments");
+    } else if (target_.kind == OutputKind::Rtsp) {
+      set("rtsp_transport", target_.rtsp_over_udp ? "udp" : "tcp");
+    }
+    return opts;
   }
 
   void fill_frame(const Frame& frame) {
@@ -244,9 +350,9 @@ class FfmpegSink final : public FrameSink {
       packet_->stream_index = stream_->index;
       // One stream needs no interleaving; av_write_frame also writes a y4m packet at once,
       // so the encoder's reference to our frame buffer is dropped before the next write.
-      ret = av_write_frame(format_.get(), packet_.get());
+      ret = with_deadline([&] { return av_write_frame(format_.get(), packet_.get()); });
       av_packet_unref(packet_.get());
-      if (ret < 0) ff::fail(path_, "cannot write", ret);
+      if (ret < 0) fail_io("cannot write", ret);
       check_io("cannot write");
     }
   }
@@ -254,7 +360,7 @@ class FfmpegSink final : public FrameSink {
   // Writes go through AVIOContext's buffer: a failed flush (a full disk) is only recorded
   // in pb->error, which some muxers never look at, so it is checked after each packet.
   void check_io(const char* what) {
-    if (format_->pb != nullptr && format_->pb->error < 0) ff::fail(path_, what, format_->pb->error);
+    if (format_->pb != nullptr && format_->pb->error < 0) fail_io(what, format_->pb->error);
   }
 
   // Drains the encoder (x264 holds frames back for B-frames and lookahead), then writes the
@@ -263,10 +369,11 @@ class FfmpegSink final : public FrameSink {
     if (const int ret = avcodec_send_frame(encoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF)
       ff::fail(path_, "encode error", ret);
     write_packets();
-    if (const int ret = av_write_trailer(format_.get()); ret < 0) ff::fail(path_, "cannot finalize", ret);
+    if (const int ret = with_deadline([&] { return av_write_trailer(format_.get()); }); ret < 0)
+      fail_io("cannot finalize", ret);
     check_io("cannot finalize");
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
-      if (const int ret = avio_closep(&format_->pb); ret < 0) ff::fail(path_, "cannot close", ret);
+      if (const int ret = with_deadline([&] { return avio_closep(&format_->pb); }); ret < 0) fail_io("cannot close", ret);
     }
   }
 
@@ -277,11 +384,16 @@ class FfmpegSink final : public FrameSink {
     packet_.reset();
   }
 
-  std::string path_;
+  std::string path_;  // names the output in messages (without a password)
+  OutputTarget target_;
   bool raw_;
   int width_;
   int height_;
   Rational frame_rate_;
+  const std::atomic<bool>* stop_ = nullptr;  // the run's stop request, or null
+  std::chrono::milliseconds timeout_;        // of each blocking network call
+  IoDeadline deadline_;                      // of the current one (files: none)
+  bool connecting_ = false;                  // a stop request ends the wait
   ff::OutputFormatPtr format_;
   ff::CodecContextPtr encoder_;
   AVStream* stream_ = nullptr;

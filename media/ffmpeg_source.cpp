@@ -10,6 +10,7 @@
 #include "core/frame_pool.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
+#include "media/io_deadline.hpp"
 #include "media/media_error.hpp"
 #include "media/memory_source.hpp"
 #include "media/packet_arrivals.hpp"
@@ -38,21 +39,21 @@ class FfmpegSource final : public FrameSource {
         on_error_(options.on_error),
         stop_(options.stop),
         also_stop_(also_stop),
-        network_(is_network_uri(uri)),
+        deadline_(is_network_uri(uri)),
         timeout_(options.network_timeout_ms) {
     // The socket timeout bounds each wait; the deadline bounds the whole open (the RTSP
     // handshake and reading the stream info), which a server that answers slowly, a byte at
     // a time, could otherwise stretch forever.
-    arm_deadline(2 * timeout_);
+    deadline_.arm(2 * timeout_);
     try {
       // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
       start(ff::open_input(uri, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}, options.network_timeout_ms),
             DecodeOptions{});
     } catch (const MediaError& e) {
-      if (!timed_out_) throw;
-      ff::fail(uri_, "cannot open: no answer within " + seconds_text(2 * timeout_) + " (timeout)", AVERROR(ETIMEDOUT));
+      if (!deadline_.timed_out()) throw;
+      ff::fail(uri_, "cannot open: no answer within " + IoDeadline::seconds_text(2 * timeout_) + " (timeout)", AVERROR(ETIMEDOUT));
     }
-    disarm_deadline();
+    deadline_.disarm();
   }
 
   // A file held in memory (open_memory_source).
@@ -108,22 +109,10 @@ class FfmpegSource final : public FrameSource {
   static int interrupt_callback(void* opaque) {
     auto* self = static_cast<FfmpegSource*>(opaque);
     if (self->stop_requested()) return 1;
-    if (self->deadline_ != Clock::time_point::max() && Clock::now() >= self->deadline_) {
-      self->timed_out_ = true;
-      return 1;
-    }
-    return 0;
+    return self->deadline_.expired() ? 1 : 0;
   }
   bool stop_requested() const {
     return interrupted_.load() || (stop_ != nullptr && stop_->load()) || (also_stop_ != nullptr && also_stop_->load());
-  }
-  // Deadlines apply to network inputs only: a file or a camera has no server to give up on.
-  void arm_deadline(std::chrono::milliseconds limit) {
-    if (network_) deadline_ = Clock::now() + limit;
-  }
-  void disarm_deadline() { deadline_ = Clock::time_point::max(); }
-  static std::string seconds_text(std::chrono::milliseconds limit) {
-    return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0);
   }
 
   std::string stream_name() const {
@@ -192,13 +181,13 @@ class FfmpegSource final : public FrameSource {
   // Reads packets until one of our stream reaches the decoder, or starts the final flush.
   void feed_decoder() {
     for (;;) {
-      arm_deadline(timeout_);
+      deadline_.arm(timeout_);
       int ret = av_read_frame(format_.get(), packet_.get());
-      disarm_deadline();
+      deadline_.disarm();
       if (ret < 0) {
         if (stop_requested()) return;  // read() sees the flag and ends the stream
-        if (timed_out_)
-          throw StreamLost(uri_ + ": no data for " + seconds_text(timeout_) + " (read timeout) at packet " +
+        if (deadline_.timed_out())
+          throw StreamLost(uri_ + ": no data for " + IoDeadline::seconds_text(timeout_) + " (read timeout) at packet " +
                                std::to_string(packets_read_),
                            AVERROR(ETIMEDOUT));
         const bool at_end = ret == AVERROR_EOF || (format_->pb != nullptr && avio_feof(format_->pb));
@@ -349,10 +338,8 @@ class FfmpegSource final : public FrameSource {
   std::atomic<bool> interrupted_{false};
   const std::atomic<bool>* stop_ = nullptr;       // the run's stop request, or null
   const std::atomic<bool>* also_stop_ = nullptr;  // the reconnecting source's, or null
-  bool network_ = false;                          // deadlines apply
-  std::chrono::milliseconds timeout_{5000};       // of a network read; an open gets twice as long
-  Clock::time_point deadline_ = Clock::time_point::max();
-  bool timed_out_ = false;  // the interrupt callback ended a wait at the deadline
+  IoDeadline deadline_;  // of the current network open or read (files and devices: none)
+  std::chrono::milliseconds timeout_{5000};  // of a network read; an open gets twice as long
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Where frames go: an encoded file (H.264 through libx264 into mp4/mkv/ts), raw .y4m,
-// or nothing (the null sink).
+// Where frames go: an encoded file (H.264 through libx264 into mp4/mkv/ts), an HLS
+// playlist, a network stream (udp://, srt://, rtsp:// publish), raw .y4m, or nothing (the
+// null sink). media/output_target.hpp tells them apart.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -11,7 +13,7 @@
 namespace fp {
 
 struct SinkOptions {
-  std::string path;          // output file; "null" (or empty) for the null sink
+  std::string path;          // output file or URL; "null" (or empty) for the null sink
   std::string codec = "h264";  // h264 | rawvideo (forced for .y4m)
   int crf = 18;              // libx264 constant rate factor, 0..51
   std::string preset = "veryfast";
@@ -19,6 +21,12 @@ struct SinkOptions {
   // intra refresh over one second instead of key frames, and every packet handed to the file
   // or network at once.
   bool low_latency = false;
+  double hls_segment_seconds = 2;  // .m3u8: target length of a segment (each starts with a key frame)
+  int hls_playlist_size = 5;       // .m3u8: segments the playlist lists (older ones deleted); 0: all
+  // Network outputs: a connect, write or trailer that makes no progress for this long fails
+  // the output (a receiver that stopped reading must not stall the run).
+  int network_timeout_ms = 5000;
+  const std::atomic<bool>* stop = nullptr;  // ends a connect at once (Ctrl-C); may be null
 };
 
 class FrameSink {
@@ -33,12 +41,10 @@ class FrameSink {
   virtual std::int64_t frames_written() const = 0;
 };
 
-// The container follows the path's extension: .mp4, .mkv, .ts, .y4m. Throws MediaError
-// naming the path when it cannot be created or the extension is not supported.
+// The container follows the path's extension (.mp4, .mkv, .ts, .y4m, .m3u8) or the URL's
+// scheme (udp://, srt://: MPEG-TS; rtsp://: RTSP publish). Throws MediaError naming the
+// output (without its password) when it cannot be created, reached or is not supported;
+// output_target_problem() says what would be refused without touching anything.
 std::unique_ptr<FrameSink> open_sink(const SinkOptions& options, const VideoInfo& info);
-
-// Checks what open_sink would reject (extension, codec) without touching the file system;
-// returns an empty string when fine, else the reason. Used by config validation.
-std::string check_sink_path(const std::string& path, const std::string& codec);
 
 }  // namespace fp

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
 #include "pipeline/bounded_queue.hpp"
 #include "pipeline/frame_slots.hpp"
 #include "pipeline/graph.hpp"
@@ -99,7 +101,7 @@ class Run {
       for (const auto& param : g.spec->params) {
         if (param.type != ParamType::Path) continue;
         const auto& path = g.stage->params.text(param.name);
-        if (!path.empty() && path != "null") stats_.outputs.push_back(path);
+        if (!path.empty() && path != "null") stats_.outputs.push_back(mask_credentials(path));
       }
       nodes_.push_back(std::move(node));
     }
@@ -120,6 +122,7 @@ class Run {
       // interruption the user asked for, not a failure.
       if (!stop_requested()) throw;
       stats_.interrupted = true;
+      forget_unopened_outputs();
       stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
       collect_stats();
       return stats_;
@@ -162,8 +165,11 @@ class Run {
       try {
         n.sink().open(nodes_[n.graph->inputs[0]].info);
       } catch (...) {
+        // A connect that Ctrl-C ended is the stop the user asked for, not a failed output.
+        if (stop_requested()) throw;
         // The path was checked, so this is the file failing (a full disk refusing the
-        // header) or its encoder: the other outputs go on without it.
+        // header), its encoder, or a receiver that cannot be reached: the other outputs go
+        // on without it.
         output_failed(n, std::current_exception());
         continue;
       }
@@ -175,13 +181,14 @@ class Run {
   }
 
   // Every output file can be created: a missing or read-only directory fails the run here,
-  // before any input is opened or any output created.
+  // before any input is opened or any output created. A network output has no file; its
+  // receiver is found when it is opened.
   void check_output_paths() const {
     for (const auto& n : nodes_)
       for (const auto& param : n.graph->spec->params) {
         if (param.type != ParamType::Path) continue;
         const auto& path = n.graph->stage->params.text(param.name);
-        if (path.empty() || path == "null") continue;
+        if (path.empty() || path == "null" || is_network_output(path)) continue;
         if (const auto reason = cannot_create_reason(path); !reason.empty())
           throw std::runtime_error(fmt::format("{}: {}: cannot create: {}", n.timing.id, path, reason));
       }
@@ -473,7 +480,9 @@ class Run {
       n.failed = true;
       output_errors_.push_back(message);
     }
-    if (!finalizing_ && n.role() == StageRole::Sink) spdlog::error("{}; the other outputs go on", message);
+    // With no output left the run ends, and its error says this once.
+    if (!finalizing_ && n.role() == StageRole::Sink && !every_output_failed())
+      spdlog::error("{}; the other outputs go on", message);
   }
   bool sink_failed(const Node& n) {
     std::lock_guard lock(error_mutex_);
@@ -563,6 +572,12 @@ class Run {
     }
     if (options_.max_frames >= 0 && (total < 0 || options_.max_frames < total)) return options_.max_frames;
     return total;
+  }
+
+  // A run stopped while it was still opening: the outputs it never reached were not made.
+  void forget_unopened_outputs() {
+    for (auto& n : nodes_)
+      if (n.role() == StageRole::Sink && !n.opened) std::erase(stats_.outputs, n.sink().output_path());
   }
 
   void collect_stats() {

@@ -2,6 +2,7 @@
 // parameters (all present and typed), in the order of the file.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,9 @@ struct StageDefinition {
 struct PipelineDefinition {
   std::string file;  // the YAML file it came from
   std::string device = "auto";  // auto | cpu | cuda | cuda:N
-  bool realtime = false;        // pace files and testsrc at their frame rate
+  // Pace files and testsrc at their frame rate; unset: only when an output is a network
+  // stream (a receiver plays what it gets in real time).
+  std::optional<bool> realtime;
   DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
 

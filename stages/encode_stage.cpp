@@ -1,6 +1,8 @@
 #include "stages/encode_stage.hpp"
 
 #include "media/frame_sink.hpp"
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
 
 namespace fp {
 
@@ -16,7 +18,7 @@ class EncodeStage final : public SinkStage {
     if (sink_) sink_->close();
   }
   std::string encoder_name() const override { return sink_ ? sink_->encoder_name() : "none"; }
-  std::string output_path() const override { return options_.path; }
+  std::string output_path() const override { return mask_credentials(options_.path); }
 
  private:
   SinkOptions options_;
@@ -28,10 +30,13 @@ class EncodeStage final : public SinkStage {
 StageSpec encode_stage_spec() {
   StageSpec spec;
   spec.type = "encode";
-  spec.help = "encodes frames into a file: .mp4/.mkv/.ts (H.264, libx264), .y4m (raw), or null (discard)";
+  spec.help = "encodes frames (H.264, libx264) into a file (.mp4/.mkv/.ts), an HLS playlist (.m3u8), a network "
+              "stream (udp://, srt://, rtsp:// publish), raw .y4m, or null (discard)";
   spec.role = StageRole::Sink;
   spec.params = {
-      {.name = "output", .type = ParamType::Path, .help = "output file; its extension picks the container; null discards"},
+      {.name = "output", .type = ParamType::Path,
+       .help = "output file (its extension picks the container), .m3u8 (HLS), udp://host:port or srt://host:port "
+               "(MPEG-TS), rtsp://host:port/path?transport=tcp|udp (publish); null discards"},
       {.name = "codec", .type = ParamType::Enum, .help = "video codec (rawvideo is implied by .y4m)",
        .default_value = std::string("h264"), .keywords = {"h264", "rawvideo"}},
       {.name = "crf", .type = ParamType::Int, .help = "H.264 constant rate factor: lower is better quality",
@@ -40,22 +45,35 @@ StageSpec encode_stage_spec() {
        .default_value = std::string("veryfast"),
        .keywords = {"ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"}},
       {.name = "latency", .type = ParamType::Enum,
-       .help = "low: x264 tune=zerolatency, no B-frames, a key frame every second, packets written at once (live outputs)",
+       .help = "low: x264 tune=zerolatency, no B-frames, intra refresh every second, packets written at once (live outputs)",
        .default_value = std::string("normal"), .keywords = {"normal", "low"}},
+      {.name = "timeout_ms", .type = ParamType::Int,
+       .help = "network outputs: a connect or write that makes no progress this long fails the output",
+       .default_value = std::int64_t{5000}, .range = {.min = 100, .max = 600000}},
+      {.name = "hls.segment_seconds", .type = ParamType::Float,
+       .help = ".m3u8 outputs: length of a segment; each starts with a key frame",
+       .default_value = 2.0, .range = {.min = 0.1, .max = 60}},
+      {.name = "hls.playlist_size", .type = ParamType::Int,
+       .help = ".m3u8 outputs: segments in the playlist, older ones deleted (a live window); 0 keeps them all",
+       .default_value = std::int64_t{5}, .range = {.min = 0, .max = 100000}},
   };
   spec.check = [](const StageParams& params) {
     std::vector<ParamIssue> issues;
-    if (auto reason = check_sink_path(params.text("output"), params.text("codec")); !reason.empty())
+    if (auto reason = output_target_problem(params.text("output"), params.text("codec")); !reason.empty())
       issues.push_back({"output", reason});
     return issues;
   };
-  spec.create = [](const StageParams& params, const StageContext&) -> std::unique_ptr<Stage> {
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     SinkOptions options;
     options.path = params.text("output");
     options.codec = params.text("codec");
     options.crf = static_cast<int>(params.integer("crf"));
     options.preset = params.text("preset");
     options.low_latency = params.text("latency") == "low";
+    options.network_timeout_ms = static_cast<int>(params.integer("timeout_ms"));
+    options.hls_segment_seconds = params.real("hls.segment_seconds");
+    options.hls_playlist_size = static_cast<int>(params.integer("hls.playlist_size"));
+    options.stop = context.stop;
     return std::make_unique<EncodeStage>(std::move(options));
   };
   return spec;

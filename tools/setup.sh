@@ -13,6 +13,9 @@ packages=(
   # gi) sending H.264 (x264enc from ugly, rtph264pay from good).
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  # tests/live: network outputs (udp, srt, rtsp, HLS) are received and read back with the
+  # ffmpeg and ffprobe programs.
+  ffmpeg
 )
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do

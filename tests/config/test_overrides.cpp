@@ -111,8 +111,9 @@ TEST(Overrides, DropReplacesTheFilesPolicyAndIsValidated) {
   EXPECT_EQ(parse(std::string("drop: never\nrealtime: true\n") + test::kSimplePipeline, overrides).drop,
             DropPolicy::Newest);
   EXPECT_EQ(parse(test::kSimplePipeline, {}).drop, DropPolicy::Auto);
-  EXPECT_FALSE(parse(test::kSimplePipeline, {}).realtime);
-  EXPECT_TRUE(parse(std::string("realtime: true\n") + test::kSimplePipeline, {}).realtime);
+  EXPECT_EQ(parse(test::kSimplePipeline, {}).realtime, std::nullopt);
+  EXPECT_EQ(parse(std::string("realtime: true\n") + test::kSimplePipeline, {}).realtime, true);
+  EXPECT_EQ(parse(std::string("realtime: false\n") + test::kSimplePipeline, {}).realtime, false);
   overrides.drop = "latest";
   EXPECT_EQ(only_issue(test::kSimplePipeline, overrides).format(),
             "command line: --drop: must be auto, oldest, newest or never (got 'latest')");

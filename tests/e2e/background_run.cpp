@@ -14,8 +14,12 @@
 namespace fp::test {
 
 BackgroundRun::BackgroundRun(const std::filesystem::path& cwd, const std::vector<std::string>& args)
-    : log_(cwd / "framepipe.log") {
-  const std::string bin = framepipe_binary();
+    : BackgroundRun(cwd, framepipe_binary(), args, "framepipe.log") {}
+
+BackgroundRun::BackgroundRun(const std::filesystem::path& cwd, const std::string& program,
+                             const std::vector<std::string>& args, const std::string& log_name)
+    : log_(cwd / log_name) {
+  const std::string& bin = program;
   const std::string log = log_.string();
   pid_ = fork();
   if (pid_ == 0) {
@@ -25,7 +29,7 @@ BackgroundRun::BackgroundRun(const std::filesystem::path& cwd, const std::vector
     std::vector<char*> argv{const_cast<char*>(bin.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
+    execvp(bin.c_str(), argv.data());  // a program without a path is looked for on PATH
     _exit(98);
   }
 }

@@ -17,6 +17,10 @@ class BackgroundRun {
  public:
   // Starts framepipe in `cwd` with `args`; its output goes to `cwd`/framepipe.log.
   BackgroundRun(const std::filesystem::path& cwd, const std::vector<std::string>& args);
+  // Starts another program (a receiver such as ffmpeg) the same way; its output goes to
+  // `cwd`/`log_name`.
+  BackgroundRun(const std::filesystem::path& cwd, const std::string& program, const std::vector<std::string>& args,
+                const std::string& log_name);
   ~BackgroundRun();
   BackgroundRun(const BackgroundRun&) = delete;
   BackgroundRun& operator=(const BackgroundRun&) = delete;

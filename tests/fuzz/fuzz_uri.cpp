@@ -14,6 +14,7 @@
 #include "media/frame_sink.hpp"
 #include "media/frame_source.hpp"
 #include "media/media_error.hpp"
+#include "media/output_target.hpp"
 #include "media/probe.hpp"
 #include "media/testsrc_uri.hpp"
 #include "pipeline/config_device.hpp"
@@ -88,7 +89,8 @@ void fuzz_device(const std::string& device) {
 }
 
 void fuzz_output(const std::string& text) {
-  for (const char* codec : {"h264", "rawvideo"}) (void)fp::check_sink_path(text, codec);
+  for (const char* codec : {"h264", "rawvideo"}) (void)fp::output_target_problem(text, codec);
+  (void)fp::is_network_output(text);
   load_with({.input = text, .output = text});
 }
 

@@ -50,11 +50,13 @@ std::string RtspServer::unavailable_reason() {
                               "gi.require_version('GstRtspServer', '1.0'); "
                               "from gi.repository import Gst, GstRtspServer; Gst.init(None); "
                               "import sys; sys.exit(0 if all(Gst.ElementFactory.find(e) for e in "
-                              "('videotestsrc', 'x264enc', 'rtph264pay')) else 1)\" >/dev/null 2>&1";
+                              "('videotestsrc', 'x264enc', 'rtph264pay', 'rtph264depay', 'h264parse')) else 1)\" "
+                              ">/dev/null 2>&1";
     if (std::system(check.c_str()) != 0)
       return std::string(
           "GStreamer's RTSP server cannot run: python3-gi, gir1.2-gst-rtsp-server-1.0 or the plugins "
-          "(base, good, ugly: videotestsrc, x264enc, rtph264pay) are missing; tools/setup.sh installs them");
+          "(base, good, bad, ugly: videotestsrc, x264enc, rtph264pay, rtph264depay, h264parse) are missing; "
+          "tools/setup.sh installs them");
     return std::string();
   }();
   return reason;
@@ -90,6 +92,7 @@ void RtspServer::start() {
                                    std::to_string(options_.fps),
                                    "--frames",
                                    std::to_string(options_.frames)};
+  if (!options_.record_to.empty()) args.insert(args.end(), {"--record", options_.record_to});
   if (!options_.user.empty()) {
     args.insert(args.end(), {"--user", options_.user, "--password", options_.password});
   }

@@ -18,6 +18,9 @@ struct RtspServerOptions {
   int frames = -1;  // per client, then the stream ends; -1: endless
   std::string user;  // non-empty: basic authentication with `password`
   std::string password;
+  // Non-empty: the server records what a client publishes to `path`, as raw H.264 in this
+  // file, instead of sending (see rtsp_server.py --record).
+  std::string record_to;
 };
 
 class RtspServer {

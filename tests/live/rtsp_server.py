@@ -3,10 +3,13 @@
 through python3-gi) sending an H.264 test pattern in real time.
 
   rtsp_server.py --port 8554 [--path /stream] [--size 320x240] [--fps 25]
-                 [--frames N] [--user U --password P]
+                 [--frames N] [--user U --password P] [--record FILE]
 
 --frames N: each client gets N frames, then the stream ends (EOS): a live source that stops.
 --user/--password: RTSP basic authentication; other clients get 401.
+--record FILE: the server takes a published stream instead (ANNOUNCE + RECORD, as a client
+such as `ffmpeg -f rtsp` or framepipe's rtsp:// output sends it) and writes its H.264 to FILE
+as an Annex B elementary stream, each access unit as it arrives (no muxer holding the last).
 Prints "listening on PORT" on stdout once the socket is bound (the test fixture waits for it)
 and runs until killed. Exits 3 when the port cannot be bound.
 """
@@ -29,6 +32,7 @@ def parse_args():
     parser.add_argument("--frames", type=int, default=-1, help="frames per client, then EOS (-1: endless)")
     parser.add_argument("--user")
     parser.add_argument("--password")
+    parser.add_argument("--record")
     return parser.parse_args()
 
 
@@ -45,6 +49,14 @@ def launch_line(args):
         f"! video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 "
         f"! x264enc tune=zerolatency speed-preset=ultrafast threads=1 key-int-max={args.fps} "
         f"! rtph264pay name=pay0 pt=96 config-interval=-1 )"
+    )
+
+
+def record_line(path):
+    # depay0: the name gst-rtsp-server gives the stream the client announces.
+    return (
+        f"( rtph264depay name=depay0 ! h264parse config-interval=-1 "
+        f"! video/x-h264,stream-format=byte-stream,alignment=au ! filesink location={path} )"
     )
 
 
@@ -71,7 +83,14 @@ def main():
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
-    factory.set_launch(launch_line(args))
+    if args.record is not None:
+        factory.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
+        # No jitter buffer delay: packets go to the file as they come, so that none is still
+        # held when the client's TEARDOWN stops the pipeline.
+        factory.set_latency(0)
+        factory.set_launch(record_line(args.record))
+    else:
+        factory.set_launch(launch_line(args))
     factory.set_shared(False)  # every client gets its own pipeline, from frame 0
     if args.user is not None:
         add_basic_auth(server, factory, args.user, args.password or "")

@@ -6,6 +6,7 @@
 
 #include "media/ffmpeg_raii.hpp"
 #include "media/media_error.hpp"
+#include "media/output_target.hpp"
 #include "media/probe.hpp"
 #include "media_test_util.hpp"
 #include "test_media_files.hpp"
@@ -112,7 +113,8 @@ TEST(MediaErrors, UnwritableOutput) {
 TEST(MediaErrors, UnsupportedExtension) {
   ScratchDir dir;
   const std::string path = dir.file("out.xyz");
-  EXPECT_EQ(check_sink_path(path, "h264"), "unsupported output extension '.xyz' (use .mp4, .mkv, .ts, .y4m or null)");
+  EXPECT_EQ(output_target_problem(path, "h264"),
+            "unsupported output extension '.xyz' (use .mp4, .mkv, .ts, .y4m, .m3u8, udp://, srt://, rtsp:// or null)");
   auto source = open_source("testsrc://64x48?frames=1");
   SinkOptions options;
   options.path = path;
@@ -120,17 +122,17 @@ TEST(MediaErrors, UnsupportedExtension) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
-TEST(MediaErrors, CheckSinkPathNeedsNoFileSystem) {
-  EXPECT_EQ(check_sink_path("null", "h264"), "");
-  EXPECT_EQ(check_sink_path("", "h264"), "");
-  EXPECT_EQ(check_sink_path("/nonexistent/dir/out.mp4", "h264"), "");  // the folder is open_sink's business
-  EXPECT_EQ(check_sink_path("OUT.MKV", "h264"), "");
-  EXPECT_EQ(check_sink_path("a.ts", "h264"), "");
-  EXPECT_EQ(check_sink_path("a.y4m", "rawvideo"), "");
-  EXPECT_EQ(check_sink_path("a.y4m", "h264"), "");  // .y4m is raw whatever the codec says
-  EXPECT_NE(check_sink_path("a.mp4", "rawvideo").find("rawvideo"), std::string::npos);
-  EXPECT_NE(check_sink_path("a.mkv", "vp9").find("unsupported codec 'vp9'"), std::string::npos);
-  EXPECT_NE(check_sink_path("noextension", "h264"), "");
+TEST(MediaErrors, OutputProblemNeedsNoFileSystem) {
+  EXPECT_EQ(output_target_problem("null", "h264"), "");
+  EXPECT_EQ(output_target_problem("", "h264"), "");
+  EXPECT_EQ(output_target_problem("/nonexistent/dir/out.mp4", "h264"), "");  // the folder is open_sink's business
+  EXPECT_EQ(output_target_problem("OUT.MKV", "h264"), "");
+  EXPECT_EQ(output_target_problem("a.ts", "h264"), "");
+  EXPECT_EQ(output_target_problem("a.y4m", "rawvideo"), "");
+  EXPECT_EQ(output_target_problem("a.y4m", "h264"), "");  // .y4m is raw whatever the codec says
+  EXPECT_NE(output_target_problem("a.mp4", "rawvideo").find("rawvideo"), std::string::npos);
+  EXPECT_NE(output_target_problem("a.mkv", "vp9").find("unsupported codec 'vp9'"), std::string::npos);
+  EXPECT_NE(output_target_problem("noextension", "h264"), "");
 }
 
 TEST(MediaErrors, BadEncoderSettingsNameThePath) {

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "media/output_target.hpp"
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/output_paths.hpp"
+#include "stages/registry.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -23,6 +25,18 @@ std::string describe_pipeline(const PipelineDefinition& definition) {
     text += '\n';
   }
   return text;
+}
+
+// A file sent to a receiver goes at its frame rate, as `ffmpeg -re` would send it: a player
+// at the other end shows frames as they come, and a burst would overflow its buffers.
+bool streams_to_network(const PipelineDefinition& definition) {
+  for (const auto& stage : definition.stages) {
+    const StageSpec* spec = find_stage(stage.type);
+    if (spec == nullptr) continue;
+    for (const auto& param : spec->params)
+      if (param.type == ParamType::Path && is_network_output(stage.params.text(param.name))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -50,7 +64,7 @@ int run_command(const RunArguments& args) {
 
   RunOptions options;
   options.max_frames = args.frames;
-  options.realtime = args.realtime || definition.realtime;
+  options.realtime = args.realtime || definition.realtime.value_or(streams_to_network(definition));
   options.drop = definition.drop;
   options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));
@@ -67,7 +81,7 @@ int run_command(const RunArguments& args) {
   }
   if (!args.quiet) {
     fmt::print("{}", stats_summary(stats));
-    for (const auto& output : stats.outputs) fmt::print("wrote {}\n", output);
+    for (const auto& output : stats.outputs) fmt::print("{} {}\n", is_network_output(output) ? "sent" : "wrote", output);
     if (!args.stats_json.empty()) fmt::print("wrote {}\n", args.stats_json);
   }
   if (stats.interrupted) {
