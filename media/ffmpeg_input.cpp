@@ -1,16 +1,19 @@
 #include "media/ffmpeg_input.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <stdexcept>
 #include <string_view>
 
 #include "media/ffmpeg_common.hpp"
 #include "media/stream_uri.hpp"
+#include "media/v4l2_uri.hpp"
 
 namespace fp::ff {
 
 namespace {
-
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 void set_option(const std::string& uri, DictionaryPtr& options, const char* key, const char* value) {
   if (const int ret = dict_set(options, key, value); ret < 0) fail(uri, std::string("cannot set option ") + key, ret);
@@ -18,6 +21,21 @@ void set_option(const std::string& uri, DictionaryPtr& options, const char* key,
 
 // A file in memory has no folder around it: other files it names are not opened.
 int refuse_io_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
+
+// A missing camera says so, instead of FFmpeg's "No such file or directory" on a path the
+// user may never have typed (v4l2:///dev/video0 is the default of several examples).
+void check_camera_device(const std::string& uri, const std::string& device) {
+  struct stat st {};
+  if (::stat(device.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      fail(uri, "no such camera: " + device + " does not exist (`ls /dev/video*` lists the cameras present)",
+           AVERROR(ENOENT));
+    fail(uri, "cannot open " + device, AVERROR(errno));
+  }
+  if (!S_ISCHR(st.st_mode)) fail(uri, device + " is not a camera (a V4L2 device is a character device)");
+  if (::access(device.c_str(), R_OK | W_OK) != 0)
+    fail(uri, "no permission to open " + device + " (the user must be in its group, usually `video`)", AVERROR(errno));
+}
 
 }  // namespace
 
@@ -35,11 +53,20 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
   DictionaryPtr options;
   OpenedInput opened;
 
-  if (starts_with(full_uri, "v4l2://")) {
-    url = full_uri.substr(std::string_view("v4l2://").size());
-    if (url.empty()) fail(uri, "no device given (expected v4l2:///dev/videoN)");
+  if (is_v4l2_uri(full_uri)) {
+    V4l2Uri camera;
+    try {
+      camera = parse_v4l2_uri(full_uri);
+    } catch (const std::invalid_argument& e) {
+      fail(uri, e.what());
+    }
+    url = camera.device;
+    check_camera_device(uri, camera.device);
     format = av_find_input_format("v4l2");
     if (format == nullptr) fail(uri, "cannot open: this FFmpeg build has no v4l2 input device");
+    if (!camera.size.empty()) set_option(uri, options, "video_size", camera.size.c_str());
+    if (!camera.fps.empty()) set_option(uri, options, "framerate", camera.fps.c_str());
+    if (!camera.format.empty()) set_option(uri, options, "input_format", camera.format.c_str());
     opened.live = true;
   } else if (is_rtsp_uri(full_uri)) {
     RtspUri rtsp;
@@ -65,7 +92,12 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
   // On failure avformat_open_input frees the context itself and nulls the pointer.
   const int ret = with_dictionary(
       options, [&](AVDictionary** dict) { return avformat_open_input(&raw, url.c_str(), format, dict); });
-  if (ret < 0) fail(uri, ret == AVERROR_INVALIDDATA ? "not a video" : "cannot open", ret);
+  if (ret < 0) {
+    if (format != nullptr && ret == AVERROR(EBUSY)) fail(uri, "the camera is busy: another program has it open", ret);
+    if (format != nullptr && (ret == AVERROR(ENOTTY) || ret == AVERROR(EINVAL)))
+      fail(uri, "cannot open: not a V4L2 capture device, or it cannot capture in the size, fps or format asked for", ret);
+    fail(uri, ret == AVERROR_INVALIDDATA ? "not a video" : "cannot open", ret);
+  }
   opened.format.reset(raw);
 
   if (const int info = avformat_find_stream_info(opened.format.get(), nullptr); info < 0)

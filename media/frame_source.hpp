@@ -3,7 +3,8 @@
 //
 // URIs:
 //   testsrc://WxH@FPS?noise=SIGMA&frames=N   deterministic synthetic video (frames=0: endless)
-//   v4l2:///dev/video0                       a V4L2 camera (libavdevice)
+//   v4l2:///dev/video0?size=WxH&fps=F&format=mjpeg  a V4L2 camera (libavdevice); each
+//                                            parameter optional (the camera's current mode)
 //   rtsp://..., http://..., a file path      anything FFmpeg's demuxers read (mp4, mkv, ts, y4m...)
 //   rtsp://user:pass@host/path?transport=udp  RTSP over UDP (TCP by default)
 #pragma once

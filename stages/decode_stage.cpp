@@ -4,6 +4,7 @@
 
 #include "media/frame_source.hpp"
 #include "media/stream_uri.hpp"
+#include "media/v4l2_uri.hpp"
 #include "stages/decode_error_log.hpp"
 #include "stages/reconnect_log.hpp"
 #include "stages/stage_memory.hpp"
@@ -73,6 +74,7 @@ std::vector<ParamIssue> check_decode(const StageParams& params) {
   std::vector<ParamIssue> issues;
   if (const auto problem = rtsp_uri_problem(params.text("uri")); !problem.empty())
     issues.push_back({"uri", problem});
+  if (const auto problem = v4l2_uri_problem(params.text("uri")); !problem.empty()) issues.push_back({"uri", problem});
   if (params.integer("reconnect.max_ms") < params.integer("reconnect.initial_ms"))
     issues.push_back({"reconnect.max_ms", "must be >= reconnect.initial_ms (" +
                                               std::to_string(params.integer("reconnect.initial_ms")) + ")"});
@@ -92,7 +94,7 @@ StageSpec decode_stage_spec() {
       {.name = "uri",
        .type = ParamType::String,
        .help = "what to read (the pipeline's top-level `input` sets it); rtsp://user:pass@host/path?transport=udp|tcp "
-               "(tcp by default)"},
+               "(tcp by default); v4l2:///dev/video0?size=1280x720&fps=30&format=mjpeg (each optional)"},
       {.name = "on_error",
        .type = ParamType::Enum,
        .help = "a damaged packet or frame: skip it (counted, warned about) or stop the run with an error",

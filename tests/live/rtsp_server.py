@@ -85,9 +85,11 @@ def main():
     factory = GstRtspServer.RTSPMediaFactory()
     if args.record is not None:
         factory.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
-        # No jitter buffer delay: packets go to the file as they come, so that none is still
-        # held when the client's TEARDOWN stops the pipeline.
+        # No jitter buffer delay, and an end of stream sent through the pipeline at the
+        # client's TEARDOWN before it stops: every frame received reaches the file, even when
+        # the machine is busy and the pipeline runs behind the socket.
         factory.set_latency(0)
+        factory.set_eos_shutdown(True)
         factory.set_launch(record_line(args.record))
     else:
         factory.set_launch(launch_line(args))

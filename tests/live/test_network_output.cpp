@@ -121,12 +121,7 @@ TEST(NetworkOutput, RtspPublishReachesARecordingServer) {
   EXPECT_NE(result.output.find("sent " + server.uri()), std::string::npos) << result.output;
   ASSERT_TRUE(wait_until_file_settles(dir / "recv.h264", 300, time_bound(10)));
   expect_h264_320x240(dir / "recv.h264");
-  // gst-rtsp-server stops its recording pipeline at the client's TEARDOWN, which can reach
-  // it before the last frame has gone through: one frame may be missing at the end, never
-  // more (a missing first frame would lose the whole first second up to a key frame).
-  const long long frames = ffprobe_frame_count(dir / "recv.h264");
-  EXPECT_GE(frames, 74);
-  EXPECT_LE(frames, 75);
+  EXPECT_EQ(ffprobe_frame_count(dir / "recv.h264"), 75);
 }
 
 TEST(NetworkOutput, RtspServerGoneMidRunFailsOnlyThatOutput) {
