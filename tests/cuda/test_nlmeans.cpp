@@ -308,6 +308,9 @@ TEST(NlmeansCuda, ConstantImageStaysConstant) {
     // memory accesses, and racecheck makes each call slow.
     for (const int value : small_sizes() ? std::vector<int>{93} : std::vector<int>{0, 93, 255})
       for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{3, 15, 51}, NlmeansParams{10, 1, 1}}) {
+        // Under racecheck this one call takes minutes; HugeHGivesTheWindowMean runs the same
+        // patch and search on a frame of several tiles in the small mode.
+        if (small_sizes() && p.search == 51 && width > 64) continue;
         const HostImageU8 src(width, height, 0, static_cast<std::uint8_t>(value));
         const HostImageF32 unrounded = gpu_unrounded(src, p);
         const HostImageU8 rounded = gpu_rounded(src, p);
