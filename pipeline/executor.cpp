@@ -50,7 +50,7 @@ struct Node {
   VideoInfo info;
   StageTiming timing;
   std::unique_ptr<BoundedQueue<Frame>> queue;  // sources: decoded frames; sinks: frames to encode
-  BoundedQueue<Frame>::Overflow overflow = BoundedQueue<Frame>::Overflow::Wait;  // sources: the drop policy
+  BoundedQueue<Frame>::Overflow overflow = BoundedQueue<Frame>::Overflow::Wait;  // what a full queue does
   LatencyHistogram latency_ms;                 // sinks: per frame written (this sink's thread alone)
   // sinks: the latest frame's latency, for the progress line (on the heap: nodes are moved)
   std::unique_ptr<std::atomic<double>> last_latency_ms = std::make_unique<std::atomic<double>>(-1.0);
@@ -208,6 +208,7 @@ class Run {
       if (n.role() == StageRole::Process) continue;
       n.queue = std::make_unique<BoundedQueue<Frame>>(options_.queue_depth);
       if (n.role() == StageRole::Source) set_drop_policy(n);
+      if (n.role() == StageRole::Sink) set_sink_drop_policy(n);
     }
     for (auto& n : nodes_) {
       if (n.role() == StageRole::Process || (n.role() == StageRole::Sink && !n.opened)) continue;
@@ -235,6 +236,13 @@ class Run {
     n.overflow = policy == DropPolicy::Oldest   ? Overflow::DropOldest
                  : policy == DropPolicy::Newest ? Overflow::DropNewest
                                                 : Overflow::Wait;
+  }
+
+  // An output that may drop (a live stream's receiver) must not hold back the others.
+  void set_sink_drop_policy(Node& n) {
+    const bool drops = n.sink().drops_when_behind();
+    n.timing.drop_policy = drops ? "oldest" : "never";
+    n.overflow = drops ? BoundedQueue<Frame>::Overflow::DropOldest : BoundedQueue<Frame>::Overflow::Wait;
   }
 
   // Says (at most every few seconds) that frames are being dropped, with the count so far.
@@ -396,7 +404,8 @@ class Run {
     work.frames.clear();
     slots_->context(slot).run_completions();
     for (auto& [sink, frame] : work.deliveries)
-      if (!sink_failed(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame)) && !sink_failed(nodes_[sink]))
+      if (!sink_failed(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame), nodes_[sink].overflow) &&
+          !sink_failed(nodes_[sink]))
         throw_pending_error();
     work.deliveries.clear();
     ++stats_.frames;
@@ -537,7 +546,7 @@ class Run {
   std::int64_t frames_dropped() const {
     std::int64_t dropped = 0;
     for (const auto& n : nodes_)
-      if (n.role() == StageRole::Source && n.queue) dropped += n.queue->dropped();
+      if (n.role() != StageRole::Process && n.queue) dropped += n.queue->dropped();
     return dropped;
   }
 
@@ -587,6 +596,9 @@ class Run {
         if (n.queue) n.timing.frames_dropped = n.queue->dropped();
         stats_.frames_dropped += n.timing.frames_dropped;
         n.timing.reconnect = n.source().reconnect_stats();
+      } else if (n.role() == StageRole::Sink && n.queue) {
+        n.timing.frames_dropped = n.queue->dropped();
+        stats_.frames_dropped += n.timing.frames_dropped;
       }
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);

@@ -65,7 +65,11 @@ std::string stats_to_json(const RunStats& stats) {
       stage["frames_dropped"] = s.frames_dropped;
     }
     if (s.reconnect) stage["reconnect"] = reconnect_json(*s.reconnect);
-    if (!s.encoder.empty()) stage["encoder"] = s.encoder;
+    if (!s.encoder.empty()) {
+      stage["encoder"] = s.encoder;
+      stage["drop"] = s.drop_policy;
+      stage["frames_dropped"] = s.frames_dropped;
+    }
     if (!s.output.empty()) stage["output"] = s.output;
     stage["frames"] = s.frames;
     stage["total_ms"] = s.total_ms;
@@ -100,8 +104,9 @@ std::string stats_summary(const RunStats& stats) {
   }
   for (const auto& s : stats.stages)
     if (s.frames_dropped > 0)
-      text += fmt::format("  {}: dropped {} of {} frames, the graph being behind (drop: {})\n", s.id, s.frames_dropped,
-                          s.frames, s.drop_policy);
+      text += fmt::format("  {}: dropped {} of {} frames, {} being behind (drop: {})\n", s.id, s.frames_dropped,
+                          s.decoder.empty() ? s.frames + s.frames_dropped : s.frames,
+                          s.decoder.empty() ? "the output" : "the graph", s.drop_policy);
   for (const auto& s : stats.stages) {
     if (!s.reconnect || s.reconnect->gaps_total == 0) continue;
     text += fmt::format("  {}: {} gap{} in the stream, {} reconnect{}, {:.2f} s without frames (longest {:.2f} s)\n", s.id,

@@ -22,8 +22,10 @@ struct StageTiming {
   std::int64_t frames = 0;
   double total_ms = 0;  // busy time of the stage
   DecodeErrors decode_errors;  // sources: damaged packets and frames skipped
-  std::string drop_policy;            // sources: what their full queue did (oldest, newest, never)
-  std::int64_t frames_dropped = 0;    // sources: frames decoded but dropped because the graph was behind
+  std::string drop_policy;            // sources and sinks: what their full queue did (oldest, newest, never)
+  // Sources: frames decoded but dropped because the graph was behind; sinks (drop: oldest):
+  // frames this output left out because it was behind (`frames` counts those written).
+  std::int64_t frames_dropped = 0;
   std::optional<ReconnectStats> reconnect;  // sources that reconnect: gaps and reconnects
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
 };
@@ -32,7 +34,7 @@ struct RunStats {
   std::string pipeline;  // the pipeline file
   std::string device;    // e.g. "cpu"
   std::int64_t frames = 0;  // frames that went through the whole graph
-  std::int64_t frames_dropped = 0;  // by every source's queue (drop policy), in all
+  std::int64_t frames_dropped = 0;  // by every source's and sink's queue (drop policy), in all
   double wall_seconds = 0;
   bool interrupted = false;  // stopped early by Ctrl-C
   std::vector<StageTiming> stages;  // in the pipeline's order, sources and sinks included

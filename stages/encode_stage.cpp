@@ -10,7 +10,7 @@ namespace {
 
 class EncodeStage final : public SinkStage {
  public:
-  explicit EncodeStage(SinkOptions options) : options_(std::move(options)) {}
+  EncodeStage(SinkOptions options, bool drop_oldest) : options_(std::move(options)), drop_oldest_(drop_oldest) {}
 
   void open(const VideoInfo& input) override { sink_ = open_sink(options_, input); }
   void write(const Frame& frame) override { sink_->write(frame); }
@@ -19,9 +19,11 @@ class EncodeStage final : public SinkStage {
   }
   std::string encoder_name() const override { return sink_ ? sink_->encoder_name() : "none"; }
   std::string output_path() const override { return mask_credentials(options_.path); }
+  bool drops_when_behind() const override { return drop_oldest_; }
 
  private:
   SinkOptions options_;
+  bool drop_oldest_;
   std::unique_ptr<FrameSink> sink_;
 };
 
@@ -47,6 +49,10 @@ StageSpec encode_stage_spec() {
       {.name = "latency", .type = ParamType::Enum,
        .help = "low: x264 tune=zerolatency, no B-frames, intra refresh every second, packets written at once (live outputs)",
        .default_value = std::string("normal"), .keywords = {"normal", "low"}},
+      {.name = "drop", .type = ParamType::Enum,
+       .help = "when this output falls behind (a slow receiver or encoder): never (the graph waits, and every output "
+               "with it) or oldest (its oldest queued frame is dropped and counted; the other outputs go on)",
+       .default_value = std::string("never"), .keywords = {"never", "oldest"}},
       {.name = "timeout_ms", .type = ParamType::Int,
        .help = "network outputs: a connect or write that makes no progress this long fails the output",
        .default_value = std::int64_t{5000}, .range = {.min = 100, .max = 600000}},
@@ -74,7 +80,7 @@ StageSpec encode_stage_spec() {
     options.hls_segment_seconds = params.real("hls.segment_seconds");
     options.hls_playlist_size = static_cast<int>(params.integer("hls.playlist_size"));
     options.stop = context.stop;
-    return std::make_unique<EncodeStage>(std::move(options));
+    return std::make_unique<EncodeStage>(std::move(options), params.text("drop") == "oldest");
   };
   return spec;
 }

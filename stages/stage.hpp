@@ -109,6 +109,9 @@ class SinkStage : public Stage {
   virtual void close() = 0;  // finalizes the output; idempotent
   virtual std::string encoder_name() const = 0;
   virtual std::string output_path() const = 0;
+  // True: when this output falls behind (a slow receiver or encoder), its queue drops the
+  // oldest frame instead of making the graph, and with it every other output, wait.
+  virtual bool drops_when_behind() const { return false; }
 };
 
 // One issue found by a stage's own cross-parameter check.

@@ -1,8 +1,12 @@
 // The executor: pairing of sources, frame limits, stop requests, and what is left on disk
 // when something fails.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -251,6 +255,99 @@ TEST_F(ExecutorTest, DropOldestKeepsUpWithAnInputFasterThanTheGraph) {
   EXPECT_EQ(waiting.frames_dropped, 0);
   EXPECT_EQ(waiting.frames, 30);
   EXPECT_GT(waiting.latency_ms.max(), dropping.latency_ms.max()) << "without drops the backlog waits";
+}
+
+// Reads a FIFO slowly on its own thread, as a receiver that cannot keep up: 4 KiB every
+// millisecond (a 320x240 y4m frame, 115 KiB, takes ~30 ms).
+class SlowReader {
+ public:
+  explicit SlowReader(const fs::path& fifo) {
+    if (mkfifo(fifo.c_str(), 0644) != 0) throw std::runtime_error("mkfifo failed");
+    thread_ = std::thread([this, fifo] {
+      // Non-blocking open and poll: a run that never opens its output cannot hang the test.
+      const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+      if (fd < 0) return;
+      char buffer[4096];
+      bool writer_seen = false;
+      for (int idle = 0; !stop_ && idle < 10000;) {
+        const ssize_t n = read(fd, buffer, sizeof(buffer));
+        if (n > 0) {
+          writer_seen = true;
+          idle = 0;
+          bytes_ += n;
+        } else if (n == 0 && writer_seen) {
+          break;  // the writer closed: the end of the output
+        } else {
+          ++idle;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      close(fd);
+    });
+  }
+  ~SlowReader() {
+    stop_ = true;
+    join();
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  long long bytes() const { return bytes_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<long long> bytes_{0};
+  std::thread thread_;
+};
+
+// An output with `drop: oldest` that cannot keep up (a receiver reading slowly) drops its
+// own oldest frames; the graph and the other output go on at the input's pace and get
+// every frame. With `drop: never` (the default) the slow output holds everything back.
+TEST_F(ExecutorTest, ASlowOutputThatDropsDoesNotHoldBackTheOthers) {
+  constexpr int kFrames = 60;
+  constexpr long long kFrameBytes = 6 + 320 * 240 * 3 / 2;  // "FRAME\n" and the planes
+  const std::string pipeline = "input: testsrc://320x240@100?frames=60\nstages:\n"
+                               "  - {id: slow, type: encode, output: DIR/slow.y4m, drop: DROP}\n"
+                               "  - {id: fast, type: encode, input: input, output: DIR/fast.y4m}\n";
+  RunOptions options;
+  options.realtime = true;  // 100 fps: a frame every 10 ms, three times what the reader takes
+  auto with_drop = [&](const std::string& drop) {
+    std::string yaml = pipeline;
+    yaml.replace(yaml.find("DROP"), 4, drop);
+    return yaml;
+  };
+
+  SlowReader dropping_reader(dir_ / "slow.y4m");
+  const auto started = std::chrono::steady_clock::now();
+  const auto dropping = run(with_drop("oldest"), options);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  dropping_reader.join();
+  const StageTiming& slow = dropping.stages[1];
+  EXPECT_EQ(slow.drop_policy, "oldest");
+  EXPECT_GT(slow.frames_dropped, 0);
+  EXPECT_EQ(slow.frames + slow.frames_dropped, kFrames);
+  EXPECT_EQ(dropping.frames_dropped, slow.frames_dropped);
+  EXPECT_EQ(dropping.stages[2].frames, kFrames);
+  EXPECT_EQ(dropping.stages[2].frames_dropped, 0);
+  EXPECT_EQ(frames_in(dir_ / "fast.y4m"), kFrames);
+  // Every frame it kept reached the reader, after the stream header (shorter than a frame).
+  EXPECT_GT(dropping_reader.bytes(), slow.frames * kFrameBytes);
+  EXPECT_LT(dropping_reader.bytes(), (slow.frames + 1) * kFrameBytes);
+  // The input's pace (0.6 s) plus draining the slow output's queue (4 frames, ~30 ms each),
+  // not 60 frames at the reader's pace (~1.8 s).
+  const char* scale = std::getenv("FRAMEPIPE_TEST_TIME_SCALE");
+  EXPECT_LT(took, 1.2 * (scale != nullptr ? std::atof(scale) : 1.0));
+
+  fs::remove(dir_ / "slow.y4m");
+  SlowReader waiting_reader(dir_ / "slow.y4m");
+  const auto waiting = run(with_drop("never"), options);
+  waiting_reader.join();
+  EXPECT_EQ(waiting.stages[1].drop_policy, "never");
+  EXPECT_EQ(waiting.frames_dropped, 0);
+  EXPECT_EQ(waiting.stages[1].frames, kFrames);
+  EXPECT_GT(waiting_reader.bytes(), kFrames * kFrameBytes);
+  EXPECT_LT(waiting_reader.bytes(), (kFrames + 1) * kFrameBytes);
+  EXPECT_GT(waiting.latency_ms.max(), dropping.latency_ms.max()) << "without drops the fast output waits too";
 }
 
 // `drop: auto` (the default) never drops a file's or testsrc's frames.
