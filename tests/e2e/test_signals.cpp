@@ -72,7 +72,7 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   TempDir dir("signals-twice");
   std::ofstream(dir / "p.yaml") << "input: testsrc://640x360@25?noise=20&frames=0\n"
                                    "stages:\n"
-                                   "  - {id: denoise, type: nlmeans}\n"
+                                   "  - {id: denoise, type: nlmeans, search: 7}\n"
                                    "  - {id: out, type: encode, output: out.mp4}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--device", "cpu"});
   for (int i = 0; i < 100 && !std::filesystem::exists(dir / "out.mp4"); ++i)

@@ -44,6 +44,15 @@ struct SlowLiveRun {
 // RSS +0.1%, the output spans 10.7 s of 10 s; drop never — 62 frames, none dropped, the
 // output spans 2.0 s of 10 s (8 s behind the camera).
 //
+// The search window that keeps the graph a few frame times behind the 30 fps camera: 35x35
+// in a normal build; sanitizer builds run nlmeans 20x (ASan) to 80x (TSan) slower, where a
+// 35x35 search takes 5-25 s a frame — longer than the whole test, so that no output could
+// be current. The cost grows with the window's area: 9x9 (ASan, ~0.4 s) and 5x5 (TSan, ~0.5 s).
+int slow_search() {
+  const double scale = time_bound(1.0);  // FRAMEPIPE_TEST_TIME_SCALE: 2 ASan, 4 TSan
+  return scale >= 4 ? 5 : scale >= 2 ? 9 : 35;
+}
+
 // Runs CPU nlmeans on the server's stream for `seconds` after frames begin to flow, then
 // stops it with SIGINT.
 SlowLiveRun run_slow_stage(const RtspServer& server, const TempDir& dir, const std::string& drop, double seconds) {
@@ -51,7 +60,7 @@ SlowLiveRun run_slow_stage(const RtspServer& server, const TempDir& dir, const s
                                 << "drop: " << drop << "\n"
                                 << "input: {uri: '" << server.uri() << "', reconnect: {attempts: 0}}\n"
                                 << "stages:\n"
-                                << "  - {id: denoise, type: nlmeans, search: 35}\n"
+                                << "  - {id: denoise, type: nlmeans, search: " << slow_search() << "}\n"
                                 << "  - {id: out, type: encode, output: out.mkv, preset: ultrafast}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--stats-json", "stats.json"});
   SlowLiveRun result;
