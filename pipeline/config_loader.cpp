@@ -12,6 +12,7 @@
 #include "pipeline/config_params.hpp"
 #include "pipeline/config_reader.hpp"
 #include "pipeline/config_run_keys.hpp"
+#include "pipeline/config_streams.hpp"
 
 namespace fp {
 
@@ -85,6 +86,8 @@ PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::strin
                                                 .line = stage.origin.line,
                                                 .column = stage.origin.column});
   }
+  definition.streams = check_streams(*raw, definition.stages, backend, issues);
+  if (!definition.streams.empty()) definition.stream_stage = definition.stages[raw->stream_stage].id;
   if (!issues.empty()) fail(std::move(issues));
   return definition;
 }

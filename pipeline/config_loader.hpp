@@ -6,6 +6,8 @@
 //   realtime: true | false                  (optional, default false: pace files and testsrc)
 //   drop: auto | oldest | newest | never    (optional, default auto: oldest for live inputs)
 //   input:  URI                             (shorthand for a first stage {id: input, type: decode, uri: URI})
+//   inputs: [URI, {uri: URI, name: NAME}]   (instead of input: the graph runs once per stream;
+//                                            outputs then need {stream} in their paths)
 //   stages:                                 (a non-empty sequence)
 //     - id: ID          (optional; default: the type, which must then be unique)
 //       type: TYPE      (required; see `framepipe stages`)
@@ -24,7 +26,9 @@
 namespace fp {
 
 struct ConfigOverrides {
-  std::optional<std::string> input;         // -i: replaces the uri of the (first) decode stage
+  // -i: one replaces the uri of the (first) decode stage; several make one stream each (as
+  // `inputs:` does, replacing the file's list).
+  std::vector<std::string> inputs;
   std::optional<std::string> output;        // -o: replaces the output of the first encode stage
   std::optional<std::string> device;        // --device
   std::optional<std::string> drop;          // --drop

@@ -67,14 +67,50 @@ void apply_set(RawPipeline& raw, const std::string& text, std::vector<ConfigIssu
   stage->params[param] = RawValue{value, at};
 }
 
+// -i given more than once: one stream per URI, each a copy of the first decode stage with
+// that URI (and the file's other decode parameters), replacing the file's `inputs`.
+void override_streams(RawPipeline& raw, const std::vector<std::string>& uris, std::vector<ConfigIssue>& issues) {
+  RawStage* first = first_of_type(raw, "decode");
+  if (first == nullptr) {
+    if (raw.stages_usable) issues.push_back(option("-i").issue("the pipeline has no decode stage"));
+    return;
+  }
+  raw.stream_stage = static_cast<std::size_t>(first - raw.stages.data());
+  raw.streams_origin = option("-i");
+  raw.streams.clear();
+  for (std::size_t i = 0; i < uris.size(); ++i) {
+    RawStream stream{.name = std::to_string(i), .name_origin = option("-i"), .input = *first};
+    stream.input.params["uri"] = RawValue{YAML::Node(uris[i]), option("-i")};
+    raw.streams.push_back(std::move(stream));
+  }
+  *first = raw.streams.front().input;
+}
+
+// --set ID.PARAM on the decode stage that the streams replace sets it for every stream.
+void apply_sets_to_streams(RawPipeline& raw) {
+  if (raw.streams.empty() || raw.stream_stage >= raw.stages.size()) return;
+  const RawStage& stage = raw.stages[raw.stream_stage];
+  for (const auto& [param, value] : stage.params)
+    if (value.origin.file == kCommandLine && value.origin.key.rfind("--set", 0) == 0)
+      for (auto& stream : raw.streams) stream.input.params[param] = value;
+  raw.streams.front().input = stage;
+}
+
 }  // namespace
 
 void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::vector<ConfigIssue>& issues) {
-  if (overrides.input) override_first(raw, "decode", "uri", *overrides.input, "-i", issues);
+  if (overrides.inputs.size() == 1) {
+    override_first(raw, "decode", "uri", overrides.inputs.front(), "-i", issues);
+    // One -i for a file that lists several inputs: that one input alone.
+    if (!raw.streams.empty()) raw.streams.resize(1);
+  } else if (overrides.inputs.size() > 1) {
+    override_streams(raw, overrides.inputs, issues);
+  }
   if (overrides.output) override_first(raw, "encode", "output", *overrides.output, "-o", issues);
   if (overrides.device) raw.device = RawValue{YAML::Node(*overrides.device), option("--device")};
   if (overrides.drop) raw.drop = RawValue{YAML::Node(*overrides.drop), option("--drop")};
   for (const auto& set : overrides.sets) apply_set(raw, set, issues);
+  apply_sets_to_streams(raw);
 }
 
 }  // namespace fp

@@ -57,6 +57,14 @@ struct RawStage {
   std::map<std::string, RawValue> params;
 };
 
+// One stream of a pipeline run on several inputs (`inputs:` or -i given more than once): the
+// decode stage it gets in place of the pipeline's first one.
+struct RawStream {
+  std::string name;  // given (`name:`), or the stream's index
+  Origin name_origin;
+  RawStage input;
+};
+
 struct RawPipeline {
   std::string file;
   std::optional<RawValue> device;
@@ -66,6 +74,11 @@ struct RawPipeline {
   bool stages_usable = false;        // false: `stages` is missing or not a list (already reported)
   Origin stages_origin;
   std::vector<RawStage> stages;  // in file order, the top-level input's decode stage first
+  // Empty: the pipeline runs once, as written. Otherwise once per stream, each with its own
+  // decode stage in place of stages[stream_stage] (the first stream's stage is that one).
+  std::vector<RawStream> streams;
+  std::size_t stream_stage = 0;
+  Origin streams_origin;  // `inputs`, or -i
 };
 
 }  // namespace fp

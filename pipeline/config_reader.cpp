@@ -9,7 +9,7 @@ namespace fp {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"device", "input", "stages", "realtime", "drop"};
+const std::vector<std::string> kTopLevelKeys = {"device", "input", "inputs", "stages", "realtime", "drop"};
 
 // A syntax error points where yaml-cpp gave up, which is what an editor should jump to.
 ConfigIssue syntax_issue(const YAML::Exception& e, const std::string& file) {
@@ -36,9 +36,45 @@ void read_stages(const YAML::Node& list, RawPipeline& raw, std::vector<ConfigIss
     if (auto stage = read_stage(list[i], i, raw.file, issues)) raw.stages.push_back(std::move(*stage));
 }
 
+// `inputs:`: each item is what `input:` takes (a URI, or a map of the decode stage's
+// parameters), and a map may also give the stream's `name`.
+void read_input_list(const RawValue& list, const std::string& file, RawPipeline& raw, std::vector<ConfigIssue>& issues) {
+  raw.streams_origin = list.origin;
+  const bool is_list = list.node.IsSequence() && list.node.size() > 0;
+  if (!is_list)
+    issues.push_back(list.origin.issue("must be a non-empty list of inputs: URIs, or maps such as {uri: URI, name: NAME} "
+                                       "(got " + describe_node(list.node) + ")"));
+  // A single input given without the list is read as that one input, so that the stages
+  // using it are checked too rather than reported as having no input.
+  if (!is_list && (list.node.IsSequence() || list.node.IsNull())) return;
+  const std::size_t count = is_list ? list.node.size() : 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    const YAML::Node item = is_list ? list.node[i] : list.node;
+    const std::string key = is_list ? "inputs[" + std::to_string(i) + "]" : "inputs";
+    const Origin at_item = origin_of(item, list.origin, key);
+    RawStream stream;
+    stream.name = std::to_string(i);
+    stream.name_origin = at_item;
+    YAML::Node parameters = item;
+    if (item.IsMap() && item["name"]) {
+      const YAML::Node name = item["name"];
+      stream.name_origin = origin_of(name, at_item, at_item.key + ".name");
+      if (!name.IsScalar() || name.Scalar().empty())
+        issues.push_back(stream.name_origin.issue("must be a word (got " + describe_node(name) + ")"));
+      else
+        stream.name = name.Scalar();
+      parameters = YAML::Clone(item);
+      parameters.remove("name");
+    }
+    stream.input = top_level_input_stage(RawValue{parameters, at_item}, file, issues, key);
+    raw.streams.push_back(std::move(stream));
+  }
+}
+
 }  // namespace
 
-RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues) {
+RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues,
+                               const std::string& key) {
   RawStage stage;
   stage.origin = input.origin;
   stage.id = "input";
@@ -52,12 +88,12 @@ RawStage top_level_input_stage(const RawValue& input, const std::string& file, s
   }
   // `input: {uri: URI, on_error: stop, reconnect: {...}}`: the decode stage's parameters.
   const std::vector<std::string> names = param_keys(*stage.spec);
-  const auto visit = [&](const std::string& name, const YAML::Node& key, const YAML::Node& value) {
-    const Origin at_key = origin_of(key, file, join_key("input", name));
+  const auto visit = [&](const std::string& name, const YAML::Node& key_node, const YAML::Node& value) {
+    const Origin at_key = origin_of(key_node, file, join_key(key, name));
     if (!read_param_entry(*stage.spec, name, value, at_key, stage, issues))
       issues.push_back(at_key.issue("unknown parameter of decode" + suggestion_suffix(name, names)));
   };
-  for_each_entry(input.node, file, "input", issues, visit);
+  for_each_entry(input.node, file, key, issues, visit);
   return stage;
 }
 
@@ -85,6 +121,7 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
 
   std::optional<YAML::Node> stages;
   std::optional<RawValue> input;
+  std::optional<RawValue> inputs;
   bool stages_misspelt = false;  // then "did you mean 'stages'" says it all
   for_each_entry(root, file, "", issues, [&](const std::string& name, const YAML::Node& key, const YAML::Node& value) {
     const Origin at_value = origin_of(value, origin_of(key, file, name), name);
@@ -96,6 +133,8 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
       raw.drop = RawValue{value, at_value};
     } else if (name == "input") {
       input = RawValue{value, at_value};
+    } else if (name == "inputs") {
+      inputs = RawValue{value, at_value};
     } else if (name == "stages") {
       stages = value;
       raw.stages_origin = at_value;
@@ -107,6 +146,15 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
 
   // The implicit decode stage goes first even when `stages` is broken, so that stages
   // naming `input` are not reported as referring to an unknown id.
+  if (input && inputs) {
+    issues.push_back(inputs->origin.issue("give either `input` (one input) or `inputs` (a list, one stream each), not both"));
+  } else if (inputs) {
+    read_input_list(*inputs, file, raw, issues);
+    if (!raw.streams.empty()) {
+      raw.has_top_level_input = true;
+      raw.stages.push_back(raw.streams.front().input);  // the graph's `input`: the first stream's
+    }
+  }
   if (input) {
     raw.has_top_level_input = true;
     raw.stages.push_back(top_level_input_stage(*input, file, issues));
@@ -119,6 +167,8 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
   }
   for (auto& stage : raw.stages)
     for (auto& entry : stage.params) entry.second.node = written_null_as_text(entry.second.node, text);
+  for (auto& stream : raw.streams)
+    for (auto& entry : stream.input.params) entry.second.node = written_null_as_text(entry.second.node, text);
   return raw;
 }
 

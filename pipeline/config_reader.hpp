@@ -25,6 +25,8 @@ std::optional<RawStage> read_stage(const YAML::Node& node, std::size_t index, co
 
 // The decode stage that a top-level `input: URI` or `input: {uri: URI, on_error: stop}`
 // stands for (id `input`); unknown keys of the map are reported.
-RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues);
+// `key` names it in messages: "input", or "inputs[N]" for an item of the `inputs` list.
+RawStage top_level_input_stage(const RawValue& input, const std::string& file, std::vector<ConfigIssue>& issues,
+                               const std::string& key = "input");
 
 }  // namespace fp

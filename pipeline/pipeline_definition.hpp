@@ -20,6 +20,14 @@ struct StageDefinition {
   int column = 0;
 };
 
+// One input of a pipeline run on several (`inputs:` or several -i): the graph is run once
+// per stream, with this stream's decode parameters and `{stream}` in output paths replaced
+// by its name (pipeline/streams.hpp).
+struct StreamDefinition {
+  std::string name;    // `name:` in the list, else the stream's index from 0
+  StageParams input;   // the parameters of the decode stage `stream_stage` for this stream
+};
+
 struct PipelineDefinition {
   std::string file;  // the YAML file it came from
   std::string device = "auto";  // auto | cpu | cuda | cuda:N
@@ -28,6 +36,8 @@ struct PipelineDefinition {
   std::optional<bool> realtime;
   DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
+  std::vector<StreamDefinition> streams;  // empty: the pipeline runs once, as written
+  std::string stream_stage;               // the decode stage each stream replaces
 
   const StageDefinition* find(const std::string& id) const {
     for (const auto& s : stages)

@@ -39,7 +39,7 @@ ConfigIssue only_issue(const std::string& yaml, const ConfigOverrides& overrides
 
 TEST(Overrides, InputReplacesTheUriOfTheFirstDecode) {
   ConfigOverrides overrides;
-  overrides.input = "rtsp://cam/stream";
+  overrides.inputs = {"rtsp://cam/stream"};
   const auto def = parse(kTwoSinks, overrides);
   EXPECT_EQ(def.find("input")->params.text("uri"), "rtsp://cam/stream");
 
@@ -56,7 +56,7 @@ TEST(Overrides, InputReplacesTheUriOfTheFirstDecode) {
 
 TEST(Overrides, InputSuppliesAMissingRequiredUri) {
   ConfigOverrides overrides;
-  overrides.input = "in.mp4";
+  overrides.inputs = {"in.mp4"};
   const auto def = parse("stages:\n  - {type: decode}\n  - {type: encode, output: out.mp4}\n", overrides);
   EXPECT_EQ(def.find("decode")->params.text("uri"), "in.mp4");
 }
@@ -86,7 +86,7 @@ TEST(Overrides, OutputCheckedByTheEncodeStage) {
 
 TEST(Overrides, InputWithoutDecodeStage) {
   ConfigOverrides overrides;
-  overrides.input = "in.mp4";
+  overrides.inputs = {"in.mp4"};
   const auto issues = test::issues_of("stages:\n  - {type: encode, output: out.mp4}\n", overrides);
   const auto all = test::formatted(issues);
   EXPECT_NE(all.find("command line: -i: the pipeline has no decode stage"), std::string::npos) << all;

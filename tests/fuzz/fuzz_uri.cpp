@@ -91,7 +91,7 @@ void fuzz_device(const std::string& device) {
 void fuzz_output(const std::string& text) {
   for (const char* codec : {"h264", "rawvideo"}) (void)fp::output_target_problem(text, codec);
   (void)fp::is_network_output(text);
-  load_with({.input = text, .output = text});
+  load_with({.inputs = {text}, .output = text});
 }
 
 }  // namespace

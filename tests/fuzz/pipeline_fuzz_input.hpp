@@ -29,7 +29,7 @@ inline PipelineInput split_pipeline_input(std::string_view input) {
     if (space == std::string_view::npos) continue;
     const std::string_view flag = line.substr(0, space);
     std::string value(line.substr(space + 1));
-    if (flag == "-i") out.overrides.input = std::move(value);
+    if (flag == "-i") out.overrides.inputs.push_back(std::move(value));
     else if (flag == "-o") out.overrides.output = std::move(value);
     else if (flag == "--device") out.overrides.device = std::move(value);
     else if (flag == "--set") out.overrides.sets.push_back(std::move(value));

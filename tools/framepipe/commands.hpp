@@ -18,6 +18,7 @@ struct RunArguments {
   std::string stats_json;
   bool quiet = false;
   bool realtime = false;
+  bool fail_fast = false;  // several streams: the first failure stops them all
   int slots = 2;
 };
 

@@ -19,7 +19,10 @@ extern "C" {
 namespace {
 
 void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
-  cmd.add_option("-i,--input", overrides.input, "Replace the pipeline's input (file, rtsp://, v4l2://, testsrc://)");
+  cmd.add_option("-i,--input", overrides.inputs,
+                 "Replace the pipeline's input (file, rtsp://, v4l2://, testsrc://); repeat it to run the pipeline on "
+                 "several inputs at once, one stream each (outputs then need {stream} in their paths)")
+      ->allow_extra_args(false);
   cmd.add_option("-o,--output", overrides.output, "Replace the output path of the first encode stage");
   cmd.add_option("--set", overrides.sets, "Set a stage parameter: ID.PARAM=VALUE (repeatable)")
       ->type_name("ID.PARAM=VALUE")
@@ -49,6 +52,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
   run_cmd->add_option("--slots", run.slots, "Frames in flight on a GPU, each on its own CUDA stream (default 2)")
       ->check(CLI::Range(1, 16));
+  run_cmd->add_flag("--fail-fast", run.fail_fast,
+                    "With several inputs: the first stream that fails stops the others (default: they go on)");
   run_cmd->add_flag("--realtime", run.realtime,
                     "Release frames at the input's frame rate, as a camera would (files and testsrc; "
                     "the file's `realtime: true` does the same)");

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 
@@ -9,6 +10,9 @@
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/output_paths.hpp"
+#include "pipeline/stream_runner.hpp"
+#include "pipeline/stream_stats.hpp"
+#include "pipeline/streams.hpp"
 #include "stages/registry.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
@@ -39,6 +43,43 @@ bool streams_to_network(const PipelineDefinition& definition) {
   return false;
 }
 
+// Every stream's outputs are finalized whatever happens to the others; a failed stream is
+// named with its error, and the exit code says the worst: 1 when any failed, else 130 when
+// a signal stopped them, else 0.
+int run_several_streams(const RunArguments& args, const PipelineDefinition& definition, const Device& device,
+                        const RunOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto results = run_streams(definition, device, options, args.fail_fast);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  bool failed = false;
+  bool interrupted = false;
+  for (const auto& r : results) {
+    if (!r.error.empty()) fmt::print(stderr, "framepipe: error: stream {}: {}\n", r.name, r.error);
+    failed = failed || !r.error.empty();
+    interrupted = interrupted || (r.stats.interrupted && !r.stopped_by_failure);
+  }
+  if (!args.stats_json.empty()) {
+    try {
+      write_streams_json(results, wall, args.stats_json);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
+    }
+  }
+  if (!args.quiet) {
+    fmt::print("{}", streams_summary(results, wall));
+    for (const auto& r : results)
+      for (const auto& output : r.stats.outputs)
+        fmt::print("{} {}\n", is_network_output(output) ? "sent" : "wrote", output);
+    if (!args.stats_json.empty()) fmt::print("wrote {}\n", args.stats_json);
+  }
+  if (failed) return kRuntimeError;
+  if (interrupted) {
+    if (!args.quiet) fmt::print(stderr, "framepipe: interrupted; outputs finalized\n");
+    return kInterrupted;
+  }
+  return kOk;
+}
+
 }  // namespace
 
 int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet) {
@@ -49,6 +90,11 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
   if (!quiet) {
     fmt::print("{}: ok, {} stages on {}\n{}", file, definition.stages.size(), device.name(),
                describe_pipeline(definition));
+    if (definition.streams.size() > 1) {
+      std::vector<std::string> names;
+      for (const auto& stream : definition.streams) names.push_back(stream.name);
+      fmt::print("  runs on {} streams: {}\n", names.size(), fmt::join(names, ", "));
+    }
   }
   return kOk;
 }
@@ -70,7 +116,8 @@ int run_command(const RunArguments& args) {
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &install_interrupt_handler();
 
-  const RunStats stats = run_pipeline(definition, device, options);
+  if (definition.streams.size() > 1) return run_several_streams(args, definition, device, options);
+  const RunStats stats = run_pipeline(stream_pipeline(definition, 0), device, options);
   // Written after every output is finalized; a failure here loses none of them.
   if (!args.stats_json.empty()) {
     try {

@@ -1,0 +1,144 @@
+// Several inputs in one process (-i repeated, or `inputs:`): each stream's outputs are
+// exactly those of a run on that input alone, a failing stream fails alone (or, with
+// --fail-fast, stops the others), and Ctrl-C finalizes every stream's outputs.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/background_run.hpp"
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Raw outputs (y4m and histogram rows) so that equality is byte for byte.
+void write_pipeline(const TempDir& dir) {
+  std::ofstream(dir / "p.yaml") << "input: testsrc://96x64@25?frames=5\n"
+                                   "stages:\n"
+                                   "  - {id: denoise, type: nlmeans, search: 7}\n"
+                                   "  - {id: smooth, type: mean_smooth, radius: 2}\n"
+                                   "  - {id: out, type: encode, output: 'out/{stream}.y4m'}\n"
+                                   "  - {id: hist, type: luma_histogram, input: input, output: 'out/{stream}.csv'}\n";
+  fs::create_directories(dir / "out");
+}
+
+const std::vector<std::string> kInputs = {"testsrc://96x64@25?frames=12&noise=10", "testsrc://96x64@25?frames=7&noise=30",
+                                          "testsrc://96x64@25?frames=9", "testsrc://96x64@25?frames=15&noise=5"};
+
+void expect_streams_match_separate_runs(const std::string& device) {
+  TempDir dir("streams-match-" + device.substr(0, 4));
+  write_pipeline(dir);
+  std::vector<std::string> args = {"run", "p.yaml", "-q", "--device", device, "--stats-json", "stats.json"};
+  for (const auto& uri : kInputs) args.insert(args.end(), {"-i", uri});
+  const auto together = run_framepipe(args, dir.path());
+  ASSERT_EQ(together.exit_code, 0) << together.output;
+  const auto stats = nlohmann::json::parse(read_bytes(dir / "stats.json"));
+  ASSERT_EQ(stats["streams"].size(), kInputs.size());
+  long long frames = 0;
+  for (std::size_t i = 0; i < kInputs.size(); ++i) {
+    const std::string name = std::to_string(i);
+    EXPECT_EQ(stats["streams"][i]["name"], name);
+    EXPECT_EQ(stats["streams"][i]["stages"][0]["id"], name + "/input");  // ids say which stream
+    frames += stats["streams"][i]["frames"].get<long long>();
+    // The same input alone, in a separate process, into separate files.
+    const auto alone = run_framepipe({"run", "p.yaml", "-q", "--device", device, "-i", kInputs[i], "--set",
+                                      "out.output=alone.y4m", "--set", "hist.output=alone.csv"},
+                                     dir.path());
+    ASSERT_EQ(alone.exit_code, 0) << alone.output;
+    EXPECT_EQ(read_bytes(dir / ("out/" + name + ".y4m")), read_bytes(dir / "alone.y4m")) << "stream " << name;
+    EXPECT_EQ(read_bytes(dir / ("out/" + name + ".csv")), read_bytes(dir / "alone.csv")) << "stream " << name;
+  }
+  EXPECT_EQ(frames, 12 + 7 + 9 + 15);
+  EXPECT_EQ(stats["frames"], frames);
+  EXPECT_EQ(stats["streams_failed"], 0);
+}
+
+TEST(StreamsCli, EachStreamWritesWhatARunOnItsInputAloneWrites) { expect_streams_match_separate_runs("cpu"); }
+
+TEST(StreamsCli, EachStreamWritesWhatARunOnItsInputAloneWritesOnTheGpu) {
+  FP_REQUIRE_CLI_GPU();
+  expect_streams_match_separate_runs(cli_cuda_device());
+}
+
+TEST(StreamsCli, AStreamThatFailsFailsAlone) {
+  TempDir dir("streams-fail-alone");
+  std::ofstream(dir / "p.yaml") << "inputs:\n"
+                                   "  - {uri: 'testsrc://64x48@25?frames=6', name: front}\n"
+                                   "  - {uri: missing.mp4, name: back}\n"
+                                   "  - {uri: 'testsrc://64x48@25?frames=4', name: side}\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  const auto result = run_framepipe({"run", "p.yaml", "--stats-json", "stats.json"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("framepipe: error: stream back: missing.mp4: cannot open"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("10 frames from 3 streams"), std::string::npos) << result.output;
+  EXPECT_EQ(count_frames(dir / "front.mkv"), 6);
+  EXPECT_EQ(count_frames(dir / "side.mkv"), 4);
+  EXPECT_FALSE(fs::exists(dir / "back.mkv"));
+  const auto stats = nlohmann::json::parse(read_bytes(dir / "stats.json"));
+  EXPECT_EQ(stats["streams_failed"], 1);
+  EXPECT_EQ(stats["frames"], 10);
+  EXPECT_NE(stats["streams"][1]["error"].get<std::string>().find("missing.mp4"), std::string::npos);
+}
+
+// Endless inputs and one that fails: --fail-fast stops the endless ones (which would run
+// forever otherwise) and finalizes their outputs.
+TEST(StreamsCli, FailFastStopsEveryStreamAtTheFirstFailure) {
+  TempDir dir("streams-fail-fast");
+  std::ofstream(dir / "p.yaml") << "realtime: true\n"
+                                   "input: testsrc://64x48@25\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  const auto started = Clock::now();
+  const auto result = run_framepipe_with_timeout(
+      {"run", "p.yaml", "--fail-fast", "-i", "testsrc://64x48@25?frames=0", "-i", "testsrc://64x48@25?frames=0", "-i",
+       "missing.mp4"},
+      dir.path(), static_cast<int>(time_bound(30)));
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_LT(took, time_bound(10));
+  EXPECT_NE(result.output.find("stream 2: missing.mp4"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("stopped (another stream failed)"), std::string::npos) << result.output;
+  EXPECT_GE(count_frames(dir / "0.mkv"), 0);  // finalized: readable
+  EXPECT_GE(count_frames(dir / "1.mkv"), 0);
+}
+
+TEST(StreamsCli, CtrlCFinalizesEveryStream) {
+  TempDir dir("streams-sigint");
+  std::ofstream(dir / "p.yaml") << "realtime: true\n"
+                                   "inputs: ['testsrc://64x48@25?frames=0', 'testsrc://80x48@25?frames=0', "
+                                   "'testsrc://64x64@25?frames=0']\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: 'cam{stream}.mp4'}\n";
+  BackgroundRun run(dir.path(), {"run", "p.yaml"});
+  for (int i = 0; i < 200 && !(fs::exists(dir / "cam0.mp4") && fs::exists(dir / "cam1.mp4") && fs::exists(dir / "cam2.mp4"));
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(time_bound(10));
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(2.0));
+  for (const char* file : {"cam0.mp4", "cam1.mp4", "cam2.mp4"}) EXPECT_GT(count_frames(dir / file), 0) << file;
+}
+
+}  // namespace
+}  // namespace fp::test
