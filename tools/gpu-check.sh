@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Verifies framepipe on a GPU machine (the project's H100, through the device tool):
 # configure with CUDA on, build, run every test (GPU tests included), run the GPU tests and
-# a multi-slot GPU pipeline under compute-sanitizer memcheck, racecheck and synccheck, run
+# a multi-slot GPU pipeline (and four streams of it in one process) under compute-sanitizer
+# memcheck, racecheck and synccheck, run
 # the default pipeline for its throughput, and the benchmark. Exits non-zero when the build,
 # any test, any sanitizer, any pipeline run or the benchmark fails.
 #
@@ -116,6 +117,16 @@ if [[ $steps == *" sanitizers "* ]]; then
     echo "compute-sanitizer $tool pipeline (3 slots): exit $rc;" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-$tool.log" | tail -1)"
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the pipeline"
+    # Four streams of it in one process, each with its own slots on the one device.
+    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q \
+      --set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv' \
+      -i 'testsrc://161x97@25?noise=20&frames=6' -i 'testsrc://96x64@25?noise=5&frames=5' \
+      -i 'testsrc://161x97@25?frames=4' -i 'testsrc://200x120@25?noise=30&frames=6') >"$logs/pipeline-streams-$tool.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool pipeline (4 streams): exit $rc;" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-streams-$tool.log" | tail -1)"
+    [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream pipeline"
   done
 fi
 
