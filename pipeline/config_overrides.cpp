@@ -64,6 +64,11 @@ void apply_set(RawPipeline& raw, const std::string& text, std::vector<ConfigIssu
     issues.push_back(at.issue("unknown parameter of " + stage->type + suggestion_suffix(param, names)));
     return;
   }
+  // A path or text that starts with '{' (`--set out.output={stream}.mp4`) would read as a
+  // YAML map, which such a parameter never is: it is taken as the text written.
+  const ParamSpec* spec = stage->spec->find_param(param);
+  if ((spec->type == ParamType::Path || spec->type == ParamType::String) && value.IsMap())
+    value = YAML::Node(text.substr(equals + 1));
   stage->params[param] = RawValue{value, at};
 }
 

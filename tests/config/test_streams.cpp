@@ -70,6 +70,12 @@ TEST(Streams, RepeatedInputOptionMakesStreamsFromTheFilesInput) {
     EXPECT_EQ(definition.streams[i].input.text("on_error"), "stop");  // the file's other parameters
     EXPECT_EQ(definition.streams[i].input.integer("timeout_ms"), 900);  // --set reaches every stream
   }
+  // --set of an output path written as {stream}... takes the text, not a YAML map.
+  overrides.sets.push_back("encode.output={stream}.mkv");
+  const auto templated = parse_pipeline(
+      "input: {uri: 'x.mp4', on_error: stop}\nstages:\n  - {type: encode, output: 'o/{stream}.mp4'}\n", "t.yaml", overrides);
+  EXPECT_EQ(stream_pipeline(templated, 2).stages[1].params.text("output"), "2.mkv");
+  overrides.sets.pop_back();
   // One -i for a file that lists several: that input alone.
   overrides.inputs = {"only.mp4"};
   const auto single = parse_pipeline(kTwoStreams, "t.yaml", overrides);
