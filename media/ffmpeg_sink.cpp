@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -366,11 +367,20 @@ class FfmpegSink final : public FrameSink {
   // Drains the encoder (x264 holds frames back for B-frames and lookahead), then writes the
   // trailer (the mp4 index lives there) and closes the file.
   void finish() {
-    if (const int ret = avcodec_send_frame(encoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF)
-      ff::fail(path_, "encode error", ret);
-    write_packets();
-    if (const int ret = with_deadline([&] { return av_write_trailer(format_.get()); }); ret < 0)
-      fail_io("cannot finalize", ret);
+    // The trailer is written even when draining the encoder failed: it finalizes what can
+    // be (a file's index), and it is where a muxer frees its own state (RTSP's RTP muxers,
+    // which avformat_free_context does not free). The first error is the one reported.
+    std::exception_ptr drain_error;
+    try {
+      if (const int ret = avcodec_send_frame(encoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF)
+        ff::fail(path_, "encode error", ret);
+      write_packets();
+    } catch (...) {
+      drain_error = std::current_exception();
+    }
+    const int trailer = with_deadline([&] { return av_write_trailer(format_.get()); });
+    if (drain_error) std::rethrow_exception(drain_error);
+    if (trailer < 0) fail_io("cannot finalize", trailer);
     check_io("cannot finalize");
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
       if (const int ret = with_deadline([&] { return avio_closep(&format_->pb); }); ret < 0) fail_io("cannot close", ret);
