@@ -2,7 +2,8 @@
 // built-in synthetic test source. Frames are I420 in host memory.
 //
 // URIs:
-//   testsrc://WxH@FPS?noise=SIGMA&frames=N   deterministic synthetic video (frames=0: endless)
+//   testsrc://WxH@FPS?noise=SIGMA&frames=N&loop=K   deterministic synthetic video
+//                                            (frames=0: endless; loop: repeat the first K)
 //   v4l2:///dev/video0?size=WxH&fps=F&format=mjpeg  a V4L2 camera (libavdevice); each
 //                                            parameter optional (the camera's current mode)
 //   rtsp://..., http://..., a file path      anything FFmpeg's demuxers read (mp4, mkv, ts, y4m...)

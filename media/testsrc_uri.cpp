@@ -81,6 +81,7 @@ void parse_size(const std::string& uri, std::string_view text, TestSourceParams&
 void parse_query(const std::string& uri, std::string_view query, TestSourceParams& params) {
   bool seen_noise = false;
   bool seen_frames = false;
+  bool seen_loop = false;
   while (!query.empty()) {
     const auto amp = query.find('&');
     const std::string_view item = query.substr(0, amp);
@@ -103,8 +104,16 @@ void parse_query(const std::string& uri, std::string_view query, TestSourceParam
       if (!all_digits(value) || !parse_number(value, frames))
         bad(uri, "frames must be a whole number >= 0 (got '" + std::string(value) + "'; 0 means endless)");
       params.frames = frames;
+    } else if (key == "loop") {
+      if (seen_loop) bad(uri, "parameter 'loop' given twice");
+      seen_loop = true;
+      std::int64_t loop = 0;
+      if (!all_digits(value) || !parse_number(value, loop) || loop < 1 || loop > kMaxTestsrcLoop)
+        bad(uri, "loop must be a whole number from 1 to " + std::to_string(kMaxTestsrcLoop) + " (got '" +
+                     std::string(value) + "')");
+      params.loop = static_cast<int>(loop);
     } else {
-      bad(uri, "unknown parameter '" + std::string(key) + "' (known: noise, frames)");
+      bad(uri, "unknown parameter '" + std::string(key) + "' (known: noise, frames, loop)");
     }
   }
 }

@@ -86,7 +86,7 @@ std::vector<ParamIssue> check_decode(const StageParams& params) {
 StageSpec decode_stage_spec() {
   StageSpec spec;
   spec.type = "decode";
-  spec.help = "reads and decodes video: a file, rtsp://, v4l2:///dev/videoN or testsrc://WxH@FPS?noise=S&frames=N";
+  spec.help = "reads and decodes video: a file, rtsp://, v4l2:///dev/videoN or testsrc://WxH@FPS?noise=S&frames=N&loop=K";
   spec.role = StageRole::Source;
   spec.min_inputs = 0;
   spec.max_inputs = 0;

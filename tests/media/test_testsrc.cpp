@@ -195,6 +195,25 @@ TEST(TestSource, FramesComeFromAPool) {
   EXPECT_EQ(next->luma().data, first);
 }
 
+// loop=K: the first K frames, exactly as drawn without it, then again and again; pts and
+// sequence keep counting, so the stream still runs forward in time.
+TEST(TestSource, LoopRepeatsTheFirstFramesAsDrawn) {
+  auto drawn = open_source("testsrc://97x61@25?noise=15&frames=3");
+  std::vector<std::uint64_t> first;
+  while (auto frame = drawn->read()) first.push_back(checksum(*frame));
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_NE(first[0], first[1]);  // fresh noise every frame: a repeat would show
+
+  auto looped = open_source("testsrc://97x61@25?noise=15&frames=8&loop=3");
+  std::int64_t index = 0;
+  while (auto frame = looped->read()) {
+    EXPECT_EQ(checksum(*frame), first[static_cast<std::size_t>(index % 3)]) << "frame " << index;
+    EXPECT_EQ(frame->pts, index);
+    ++index;
+  }
+  EXPECT_EQ(index, 8);
+}
+
 TEST(TestSource, BadUrisNameTheUriAndTheProblem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"testsrc://0x10", "at least 1"},
@@ -213,6 +232,9 @@ TEST(TestSource, BadUrisNameTheUriAndTheProblem) {
       {"testsrc://640x360?frames=2.5", "frames"},
       {"testsrc://640x360?frames", "no value"},
       {"testsrc://640x360?frames=1&frames=2", "twice"},
+      {"testsrc://640x360?loop=0", "loop must be a whole number from 1 to 600"},
+      {"testsrc://640x360?loop=601", "loop must be"},
+      {"testsrc://640x360?loop=2&loop=3", "twice"},
   };
   for (const auto& [uri, reason] : cases) {
     try {
