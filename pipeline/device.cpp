@@ -14,26 +14,38 @@
 
 namespace fp {
 
-Device resolve_device(const std::string& requested) {
+Device resolve_device(const std::string& requested) { return resolve_devices(requested).front(); }
+
+std::vector<Device> resolve_devices(const std::string& requested) {
   // The syntax is the config loader's (one definition: is_valid_device); checked again here
-  // because resolve_device may be called without it.
+  // because resolve_devices may be called without it.
   if (!is_valid_device(requested))
-    throw UsageError(fmt::format("device '{}': expected auto, cpu, cuda or cuda:N", requested));
-  if (requested == "cpu") return Device{DeviceKind::Cpu, 0};
+    throw UsageError(
+        fmt::format("device '{}': expected auto, cpu, cuda, cuda:N, a list cuda:N,M or cuda:all", requested));
+  if (requested == "cpu") return {Device{DeviceKind::Cpu, 0}};
+  std::vector<int> ordinals = requested == "cuda" ? std::vector<int>{0}
+                              : requested == "cuda:all" || requested == "auto" ? std::vector<int>{}
+                                                                             : *cuda_ordinals(requested);
 #ifdef FRAMEPIPE_WITH_CUDA
   const int count = cuda::device_count();
   // auto: the first GPU when there is one, else the CPU.
-  if (requested == "auto") return count > 0 ? Device{DeviceKind::Cuda, 0} : Device{DeviceKind::Cpu, 0};
-  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
-  if (ordinal >= count)
-    throw UsageError(fmt::format("device cuda:{}: no such CUDA device ({} found; {})", ordinal, count,
-                                 cuda::runtime_summary()));
-  return Device{DeviceKind::Cuda, ordinal};
+  if (requested == "auto") return {count > 0 ? Device{DeviceKind::Cuda, 0} : Device{DeviceKind::Cpu, 0}};
+  if (requested == "cuda:all") {
+    if (count == 0) throw UsageError(fmt::format("device cuda:all: no CUDA device ({})", cuda::runtime_summary()));
+    for (int i = 0; i < count; ++i) ordinals.push_back(i);
+  }
+  std::vector<Device> devices;
+  for (const int ordinal : ordinals) {
+    if (ordinal >= count)
+      throw UsageError(fmt::format("device cuda:{}: no such CUDA device ({} found; {})", ordinal, count,
+                                   cuda::runtime_summary()));
+    devices.push_back(Device{DeviceKind::Cuda, ordinal});
+  }
+  return devices;
 #else
-  if (requested == "auto") return Device{DeviceKind::Cpu, 0};
-  const int ordinal = requested == "cuda" ? 0 : std::stoi(requested.substr(5));
-  throw UsageError(fmt::format(
-      "device cuda:{}: this framepipe was built without CUDA (configure with -DFRAMEPIPE_CUDA=ON)", ordinal));
+  if (requested == "auto") return {Device{DeviceKind::Cpu, 0}};
+  throw UsageError(fmt::format("device {}: this framepipe was built without CUDA (configure with -DFRAMEPIPE_CUDA=ON)",
+                               requested));
 #endif
 }
 

@@ -13,6 +13,7 @@ namespace {
 
 struct StreamThread {
   PipelineDefinition definition;
+  Device device;
   StreamResult result;
   std::atomic<bool> done{false};
   std::atomic<bool> failed{false};
@@ -21,7 +22,7 @@ struct StreamThread {
 
 }  // namespace
 
-std::vector<StreamResult> run_streams(const PipelineDefinition& definition, const Device& device,
+std::vector<StreamResult> run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
                                       const RunOptions& options, bool fail_fast) {
   // One stop flag for all the streams: set from the signal's flag or by a failure under
   // fail_fast. The executors poll it in every wait, as they poll the signal's flag alone.
@@ -34,12 +35,13 @@ std::vector<StreamResult> run_streams(const PipelineDefinition& definition, cons
   for (std::size_t i = 0; i < definition.streams.size(); ++i) {
     auto stream = std::make_unique<StreamThread>();
     stream->definition = stream_pipeline(definition, i);
+    stream->device = devices.at(i % devices.size());
     stream->result.name = definition.streams[i].name;
     streams.push_back(std::move(stream));
   }
   auto run_one = [&](StreamThread& s) {
     try {
-      s.result.stats = run_pipeline(s.definition, device, stream_options);
+      s.result.stats = run_pipeline(s.definition, s.device, stream_options);
     } catch (const std::exception& e) {
       s.result.error = e.what();
       s.failed = true;

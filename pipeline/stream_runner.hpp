@@ -19,9 +19,11 @@ struct StreamResult {
   bool stopped_by_failure = false;  // --fail-fast: stopped because another stream failed
 };
 
-// `options.stop` (the signal) stops every stream; each stream's outputs are finalized
-// whatever happens. The progress line is off (one per stream would garble the terminal).
-std::vector<StreamResult> run_streams(const PipelineDefinition& definition, const Device& device,
+// Stream i runs on devices[i % devices.size()] (device: cuda:all or cuda:0,1 spreads them
+// over those GPUs). `options.stop` (the signal) stops every stream; each stream's outputs
+// are finalized whatever happens. The progress line is off (one per stream would garble the
+// terminal).
+std::vector<StreamResult> run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
                                       const RunOptions& options, bool fail_fast);
 
 }  // namespace fp

@@ -11,7 +11,8 @@
 # Environment: FRAMEPIPE (the binary; default build/bin/framepipe, or build-gpu/bin/framepipe
 # when that exists), DEVICE (default auto), INPUT (default 1080p30 on a GPU, 320x240@10 on
 # the CPU, which cannot keep up with 1080p30 on a small machine), SOAK_DIR (outputs and the
-# CSV; default build/soak), WARMUP_S, INTERVAL_S (default 10).
+# CSV; default build/soak), WARMUP_S, INTERVAL_S (default 10), STREAMS (default 1: that many
+# streams of the input in one process, each with its own outputs).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 minutes=${1:-10}
@@ -34,8 +35,15 @@ if [ -z "$input" ]; then
   if [ $gpu = 1 ]; then input='testsrc://1920x1080@30?noise=20&frames=0'; else input='testsrc://320x240@10?noise=20&frames=0'; fi
 fi
 
-echo "soak: $minutes min of config/default.yaml on $device, input $input, sampled every ${interval}s into $csv"
-(cd "$dir" && exec "$binary" run "$root/config/default.yaml" --device "$device" -i "$input" --realtime -q \
+streams=${STREAMS:-1}
+inputs=(-i "$input")
+if [ "$streams" -gt 1 ]; then
+  inputs=()
+  for _ in $(seq "$streams"); do inputs+=(-i "$input"); done
+  inputs+=(--set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv')
+fi
+echo "soak: $minutes min of config/default.yaml on $device, $streams x input $input, sampled every ${interval}s into $csv"
+(cd "$dir" && exec "$binary" run "$root/config/default.yaml" --device "$device" "${inputs[@]}" --realtime -q \
   --stats-json stats.json) >"$dir/framepipe.log" 2>&1 &
 pid=$!
 

@@ -102,7 +102,7 @@ TEST(Overrides, DeviceIsValidated) {
   ConfigOverrides overrides;
   overrides.device = "gpu";
   EXPECT_EQ(only_issue(test::kSimplePipeline, overrides).format(),
-            "command line: --device: must be auto, cpu, cuda or cuda:N (got 'gpu')");
+            "command line: --device: must be auto, cpu, cuda, cuda:N, a list cuda:N,M or cuda:all (got 'gpu')");
 }
 
 TEST(Overrides, DropReplacesTheFilesPolicyAndIsValidated) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config_test_util.hpp"
+#include "pipeline/config_device.hpp"
 #include "stages/registry.hpp"
 
 namespace fp {
@@ -198,10 +199,21 @@ stages:
 }
 
 TEST(ValidPipeline, AcceptedDevices) {
-  for (const std::string device : {"auto", "cpu", "cuda", "cuda:0", "cuda:12"}) {
+  for (const std::string device : {"auto", "cpu", "cuda", "cuda:0", "cuda:12", "cuda:all", "cuda:0,1", "cuda:3,1,2"}) {
     const auto def = parse("device: " + device + "\n" + test::kSimplePipeline);
     EXPECT_EQ(def.device, device);
   }
+}
+
+// Lists name each GPU once, in the order given; anything else is not a list.
+TEST(ValidPipeline, CudaDeviceLists) {
+  EXPECT_EQ(cuda_ordinals("cuda:3,1,2"), (std::vector<int>{3, 1, 2}));
+  EXPECT_EQ(cuda_ordinals("cuda:7"), (std::vector<int>{7}));
+  for (const std::string bad : {"cuda:0,0", "cuda:0,", "cuda:,1", "cuda:all,1", "cuda:1,x", "cuda", "cpu", "cuda:all",
+                                "cuda:1234567890"})
+    EXPECT_EQ(cuda_ordinals(bad), std::nullopt) << bad;
+  for (const std::string bad : {"cuda:0,0", "cuda:0,", "cuda:all,1", "gpu:all", "cuda:ALL"})
+    EXPECT_FALSE(is_valid_device(bad)) << bad;
 }
 
 TEST(ValidPipeline, DesignExampleFile) {

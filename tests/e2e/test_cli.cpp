@@ -181,6 +181,17 @@ INSTANTIATE_TEST_SUITE_P(
                       RuntimeErrorCase{"unwritable_output", {"-o", "no/such/dir/out.mp4"}, "no/such/dir/out.mp4", true}),
     [](const ::testing::TestParamInfo<RuntimeErrorCase>& param_info) { return param_info.param.name; });
 
+// Without a GPU (or without CUDA in the build) bench says what it needs, instead of
+// "A subcommand is required" or a bare failure.
+TEST(Cli, BenchWithoutAGpuSaysWhatItNeeds) {
+  if (!cli_cuda_device().empty()) GTEST_SKIP() << "a GPU is present: bench would run (tools/gpu-check.sh runs it)";
+  const auto result = run_framepipe({"bench", "--runs", "1"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  const bool no_device = result.output.find("bench needs a CUDA device") != std::string::npos;
+  const bool no_cuda = result.output.find("this build has no CUDA") != std::string::npos;
+  EXPECT_TRUE(no_device || no_cuda) << result.output;
+}
+
 TEST(Cli, UnknownDeviceIsAUsageError) {
   TempDir dir("cli-device");
   write_file(dir / "p.yaml", kSmallPipeline);

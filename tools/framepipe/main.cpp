@@ -11,6 +11,8 @@ extern "C" {
 #include <functional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "tools/framepipe/commands.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
@@ -27,7 +29,8 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
   cmd.add_option("--set", overrides.sets, "Set a stage parameter: ID.PARAM=VALUE (repeatable)")
       ->type_name("ID.PARAM=VALUE")
       ->allow_extra_args(false);
-  cmd.add_option("--device", overrides.device, "Run on auto (the first GPU, else the CPU), cpu, cuda or cuda:N (overrides the file's device)");
+  cmd.add_option("--device", overrides.device, "Run on auto (the first GPU, else the CPU), cpu, cuda or cuda:N; with several inputs, cuda:N,M or "
+                 "cuda:all spreads the streams over those GPUs (overrides the file's device)");
   cmd.add_option("--drop", overrides.drop,
                  "When the graph falls behind its input: drop the oldest or newest queued frame, or never "
                  "(the source waits); auto (default): oldest for live inputs, never for files")
@@ -83,6 +86,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   bench_cmd->add_option("--json", bench.json, "Write the results as JSON");
+#else
+  // Listed in every build, so that asking for it says why it cannot run here.
+  auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");
+  bench_cmd->allow_extras();
 #endif
 
   try {
@@ -108,6 +115,13 @@ int main(int argc, char** argv) {
     if (*probe_cmd) return fp::cli::probe_command(probe_uri);
 #ifdef FRAMEPIPE_WITH_CUDA
     if (*bench_cmd) return fp::cli::bench_command(bench);
+#else
+    if (*bench_cmd) {
+      fmt::print(stderr,
+                 "framepipe: error: bench times the CUDA kernels, and this build has no CUDA (configure with "
+                 "-DFRAMEPIPE_CUDA=ON where nvcc is installed; --version lists the devices)\n");
+      return fp::cli::kUsageError;
+    }
 #endif
   } catch (...) {
     return fp::cli::report_current_exception();

@@ -46,10 +46,10 @@ bool streams_to_network(const PipelineDefinition& definition) {
 // Every stream's outputs are finalized whatever happens to the others; a failed stream is
 // named with its error, and the exit code says the worst: 1 when any failed, else 130 when
 // a signal stopped them, else 0.
-int run_several_streams(const RunArguments& args, const PipelineDefinition& definition, const Device& device,
-                        const RunOptions& options) {
+int run_several_streams(const RunArguments& args, const PipelineDefinition& definition,
+                        const std::vector<Device>& devices, const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  const auto results = run_streams(definition, device, options, args.fail_fast);
+  const auto results = run_streams(definition, devices, options, args.fail_fast);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   bool failed = false;
   bool interrupted = false;
@@ -86,7 +86,8 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
   // The file is checked against the requested device's limits before the device itself is
   // looked for, so a pipeline meant for cuda:0 can be checked where there is no GPU.
   const auto definition = load_pipeline(file, overrides, resolve_device("auto").kind);
-  const auto device = resolve_device(definition.device);
+  const auto devices = resolve_devices(definition.device);
+  const Device& device = devices.front();
   if (!quiet) {
     fmt::print("{}: ok, {} stages on {}\n{}", file, definition.stages.size(), device.name(),
                describe_pipeline(definition));
@@ -101,7 +102,8 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
 
 int run_command(const RunArguments& args) {
   const auto definition = load_pipeline(args.file, args.overrides, resolve_device("auto").kind);
-  const auto device = resolve_device(definition.device);
+  const auto devices = resolve_devices(definition.device);
+  const Device& device = devices.front();
 
   // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs.
   if (!args.stats_json.empty())
@@ -116,7 +118,7 @@ int run_command(const RunArguments& args) {
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &install_interrupt_handler();
 
-  if (definition.streams.size() > 1) return run_several_streams(args, definition, device, options);
+  if (definition.streams.size() > 1) return run_several_streams(args, definition, devices, options);
   const RunStats stats = run_pipeline(stream_pipeline(definition, 0), device, options);
   // Written after every output is finalized; a failure here loses none of them.
   if (!args.stats_json.empty()) {
