@@ -19,7 +19,9 @@
 
 #include "media/ffmpeg_common.hpp"
 #include "media/io_deadline.hpp"
+#include "media/media_error.hpp"
 #include "media/output_target.hpp"
+#include "media/stream_gaps.hpp"
 #include "media/stream_uri.hpp"
 #include "media/sinks.hpp"
 
@@ -52,7 +54,9 @@ class FfmpegSink final : public FrameSink {
         frame_rate_(nominal_rate(info)),
         stop_(options.stop),
         timeout_(options.network_timeout_ms),
-        deadline_(is_network_output(target_.kind)) {
+        deadline_(is_network_output(target_.kind)),
+        options_(options),
+        gaps_(options.reconnect, options.on_reconnect) {
     if (width_ <= 0 || height_ <= 0)
       ff::fail(path_, "bad frame size " + std::to_string(width_) + "x" + std::to_string(height_));
     ff::global_init();
@@ -89,11 +93,28 @@ class FfmpegSink final : public FrameSink {
     // The encoder normally has released our buffer by now; if it still holds a reference,
     // FFmpeg gives us a fresh buffer rather than letting us overwrite a queued picture.
     if (const int ret = av_frame_make_writable(frame_.get()); ret < 0) ff::fail(path_, "cannot get a frame buffer", ret);
+    const std::int64_t pts = next_pts(frame);
+    // While the receiver is away the frame is not encoded: the stream resumes with a key
+    // frame, which needs no earlier one.
+    if (!connected() && !reconnect_when_due()) return;
     fill_frame(frame);
-    frame_->pts = next_pts(frame);
+    frame_->pts = pts;
+    frame_->pict_type = restart_with_key_frame_ ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+    restart_with_key_frame_ = false;
     if (const int ret = avcodec_send_frame(encoder_.get(), frame_.get()); ret < 0) ff::fail(path_, "encode error", ret);
-    write_packets();
+    try {
+      write_packets();
+    } catch (const MediaError& e) {
+      if (!gaps_.policy().enabled() || stop_requested()) throw;
+      lose_receiver(e.what());
+      return;
+    }
+    gaps_.frame_passed(IoDeadline::Clock::now());
     ++frames_;
+  }
+
+  const ReconnectStats* reconnect_stats() const override {
+    return gaps_.policy().enabled() ? &gaps_.stats() : nullptr;
   }
 
   void close() override {
@@ -112,6 +133,47 @@ class FfmpegSink final : public FrameSink {
   std::int64_t frames_written() const override { return frames_; }
 
  private:
+  bool connected() const { return format_ != nullptr; }
+  bool stop_requested() const { return stop_ != nullptr && stop_->load(); }
+
+  // The receiver went away: the muxer is let go (its trailer frees what it holds; it fails,
+  // the connection being gone) and the first attempt is scheduled.
+  void lose_receiver(const std::string& reason) {
+    with_deadline([&] { return av_write_trailer(format_.get()); });
+    format_.reset();
+    gaps_.lost(reason);
+    schedule_attempt();
+  }
+
+  void schedule_attempt() {
+    if (!gaps_.next_attempt()) {
+      const int attempts = gaps_.policy().attempts;
+      ff::fail(path_, "the receiver went away (" + gaps_.gap().reason + ") and could not be reached again in " +
+                          std::to_string(attempts) + " attempt" + (attempts == 1 ? "" : "s") +
+                          (gaps_.last_error().empty() ? "" : "; the last: " + gaps_.last_error()));
+    }
+    next_attempt_at_ = IoDeadline::Clock::now() + gaps_.delay_before_attempt();
+  }
+
+  // Connects again when the backoff has passed; true when the output is back.
+  bool reconnect_when_due() {
+    if (stop_requested() || IoDeadline::Clock::now() < next_attempt_at_) return false;
+    try {
+      create_muxer();
+      add_stream();
+      open_output(options_);
+    } catch (const MediaError& e) {
+      format_.reset();
+      if (stop_requested()) return false;
+      gaps_.attempt_failed(e.what());
+      schedule_attempt();
+      return false;
+    }
+    gaps_.back();
+    restart_with_key_frame_ = true;
+    return true;
+  }
+
   void create_muxer() {
     const char* muxer = target_.muxer.c_str();
     AVFormatContext* ctx = nullptr;
@@ -163,6 +225,10 @@ class FfmpegSink final : public FrameSink {
     }
     if (intra_refresh)
       if (const int ret = ff::dict_set(opts, "intra-refresh", "1"); ret < 0) ff::fail(path_, "bad intra-refresh", ret);
+    // A network output that reconnects restarts its stream with a key frame the receiver can
+    // start from: an IDR, not just an I-frame.
+    if (is_network_output(target_.kind))
+      if (const int ret = ff::dict_set(opts, "forced-idr", "1"); ret < 0) ff::fail(path_, "bad forced-idr", ret);
   }
 
   void open_x264(const SinkOptions& options, Rational time_base) {
@@ -367,6 +433,10 @@ class FfmpegSink final : public FrameSink {
   // Drains the encoder (x264 holds frames back for B-frames and lookahead), then writes the
   // trailer (the mp4 index lives there) and closes the file.
   void finish() {
+    if (!connected()) {  // the run ended while the receiver was away: nothing to finalize
+      gaps_.end();
+      return;
+    }
     // The trailer is written even when draining the encoder failed: it finalizes what can
     // be (a file's index), and it is where a muxer frees its own state (RTSP's RTP muxers,
     // which avformat_free_context does not free). The first error is the one reported.
@@ -404,6 +474,10 @@ class FfmpegSink final : public FrameSink {
   std::chrono::milliseconds timeout_;        // of each blocking network call
   IoDeadline deadline_;                      // of the current one (files: none)
   bool connecting_ = false;                  // a stop request ends the wait
+  SinkOptions options_;                      // to connect again
+  StreamGaps gaps_;                          // a network output's lost receivers
+  IoDeadline::Clock::time_point next_attempt_at_{};
+  bool restart_with_key_frame_ = false;
   ff::OutputFormatPtr format_;
   ff::CodecContextPtr encoder_;
   AVStream* stream_ = nullptr;

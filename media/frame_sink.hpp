@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/frame.hpp"
+#include "media/reconnect.hpp"
 #include "media/video_info.hpp"
 
 namespace fp {
@@ -27,6 +28,10 @@ struct SinkOptions {
   // the output (a receiver that stopped reading must not stall the run).
   int network_timeout_ms = 5000;
   const std::atomic<bool>* stop = nullptr;  // ends a connect at once (Ctrl-C); may be null
+  // Network outputs: when the receiver goes away (a write fails), frames are not sent while
+  // the output connects again with this backoff; the encoder restarts with a key frame.
+  ReconnectPolicy reconnect;
+  ReconnectListener on_reconnect;  // gaps as they happen (may be empty)
 };
 
 class FrameSink {
@@ -39,6 +44,9 @@ class FrameSink {
   virtual void close() = 0;
   virtual std::string encoder_name() const = 0;  // e.g. "libx264", "rawvideo (y4m)", "null"
   virtual std::int64_t frames_written() const = 0;
+  // Gaps of an output that reconnects, else null. Call from the writing thread, or once
+  // writing is over.
+  virtual const ReconnectStats* reconnect_stats() const { return nullptr; }
 };
 
 // The container follows the path's extension (.mp4, .mkv, .ts, .y4m, .m3u8) or the URL's

@@ -9,6 +9,7 @@
 #include "media/media_error.hpp"
 #include "media/reconnect.hpp"
 #include "media/sources.hpp"
+#include "media/stream_gaps.hpp"
 
 extern "C" {
 #include <libavutil/error.h>
@@ -28,10 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_between(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
 // A refusal that waiting does not change: the credentials are wrong (401) or the user may
 // not read this stream (403). Retrying would only hammer the camera (some lock the account).
 // Everything else is retried: a server that is down, a path not there yet (a camera that
@@ -49,12 +46,10 @@ class ReconnectingSource final : public FrameSource {
         open_session_(std::move(open_session)),
         halt_(std::move(halt)),
         stop_(options.stop),
-        policy_(options.reconnect),
-        listener_(options.on_reconnect),
+        gaps_(options.reconnect, options.on_reconnect),
         session_(std::move(first)),
         info_(session_->info()),
-        decoder_(session_->decoder_name()),
-        opened_at_(Clock::now()) {
+        decoder_(session_->decoder_name()) {
     frame_duration_ = nominal_frame_duration();
     session_starting_ = true;
   }
@@ -67,7 +62,7 @@ class ReconnectingSource final : public FrameSource {
     if (session_) all_errors_.merge(session_->decode_errors());
     return all_errors_;
   }
-  const ReconnectStats* reconnect_stats() const override { return &stats_; }
+  const ReconnectStats* reconnect_stats() const override { return &gaps_.stats(); }
 
   std::optional<Frame> read() override {
     for (;;) {
@@ -116,49 +111,41 @@ class ReconnectingSource final : public FrameSource {
     if (has_last_ && frame.pts <= last_pts_) frame.pts = last_pts_ + 1;  // never backwards
     last_pts_ = frame.pts;
     has_last_ = true;
-    if (in_gap_) back(now);
-    last_frame_at_ = now;
+    if (gaps_.in_gap()) {
+      if (session_) decoder_ = session_->decoder_name();
+      gaps_.back(decoder_);
+    }
+    gaps_.frame_passed(now);
     return frame;
   }
 
   void lose(std::string reason) {
     past_errors_.merge(session_->decode_errors());
     session_.reset();  // closes the connection now: the server sees us go
-    in_gap_ = true;
-    attempt_ = 0;
-    gap_ = StreamGap{.lost_at_s = ms_between(opened_at_, Clock::now()) / 1000.0, .reason = std::move(reason)};
-    lost_at_ = Clock::now();
-    ++stats_.gaps_total;
-    notify({.kind = ReconnectEvent::Kind::Lost, .reason = gap_.reason, .delay = backoff_delay(policy_, 1)});
+    gaps_.lost(std::move(reason));
   }
 
   // Waits out the backoff and tries one open. False when stopped meanwhile; throws when
   // the attempts are used up, the server refuses for good, or the stream is not the same.
   bool reconnect() {
-    ++attempt_;
-    if (policy_.attempts != ReconnectPolicy::kForever && attempt_ > policy_.attempts) {
-      gap_.attempts = attempt_ - 1;
-      record_gap(Clock::now());
-      throw MediaError(name_ + ": the stream was lost (" + gap_.reason + ") and did not come back after " +
-                       std::to_string(policy_.attempts) + " reconnect attempt" + (policy_.attempts == 1 ? "" : "s") +
-                       (last_error_.empty() ? "" : "; the last: " + last_error_));
+    if (!gaps_.next_attempt()) {
+      const int attempts = gaps_.policy().attempts;
+      throw MediaError(name_ + ": the stream was lost (" + gaps_.gap().reason + ") and did not come back after " +
+                       std::to_string(attempts) + " reconnect attempt" + (attempts == 1 ? "" : "s") +
+                       (gaps_.last_error().empty() ? "" : "; the last: " + gaps_.last_error()));
     }
-    if (!sleep_unless_stopped(backoff_delay(policy_, attempt_))) return false;
+    if (!sleep_unless_stopped(gaps_.delay_before_attempt())) return false;
     std::unique_ptr<FrameSource> fresh;
     try {
       fresh = open_session_();
     } catch (const MediaError& e) {
       if (stopped()) return false;
       if (is_final_refusal(e.av_error())) {
-        gap_.attempts = attempt_;
-        record_gap(Clock::now());
+        gaps_.end();
         throw MediaError(std::string(e.what()) + " (while reconnecting; not retried: waiting does not change this)",
                          e.av_error());
       }
-      last_error_ = e.what();
-      ++stats_.failed_attempts;
-      notify({.kind = ReconnectEvent::Kind::AttemptFailed, .reason = last_error_, .attempt = attempt_,
-              .delay = backoff_delay(policy_, attempt_ + 1)});
+      gaps_.attempt_failed(e.what());
       return true;
     }
     check_same_stream(*fresh);
@@ -173,41 +160,16 @@ class ReconnectingSource final : public FrameSource {
   void check_same_stream(const FrameSource& fresh) {
     const VideoInfo& now = fresh.info();
     if (now.width == info_.width && now.height == info_.height) return;
-    gap_.attempts = attempt_;
-    record_gap(Clock::now());
+    gaps_.end();
     throw MediaError(name_ + ": after reconnecting, the frame size is " + std::to_string(now.width) + "x" +
                      std::to_string(now.height) + " instead of " + std::to_string(info_.width) + "x" +
                      std::to_string(info_.height) + "; a run handles one size (start a new run for the new size)");
   }
 
-  void back(Clock::time_point now) {
-    in_gap_ = false;
-    gap_.attempts = attempt_;
-    gap_.back = true;
-    ++stats_.reconnects;
-    record_gap(now);
-    if (session_) decoder_ = session_->decoder_name();
-    notify({.kind = ReconnectEvent::Kind::Back, .attempt = attempt_, .gap = gap_, .decoder = decoder_});
-    last_error_.clear();
-  }
-
   // The run ends in a gap (a stop, or the caller gave up): the gap is recorded as it stands.
   std::optional<Frame> end_in_gap() {
-    if (in_gap_) {
-      in_gap_ = false;
-      gap_.attempts = attempt_;
-      record_gap(Clock::now());
-    }
+    gaps_.end();
     return std::nullopt;
-  }
-
-  void record_gap(Clock::time_point now) {
-    gap_.reconnect_ms = ms_between(lost_at_, now);
-    gap_.gap_ms = ms_between(last_frame_at_ == Clock::time_point{} ? lost_at_ : last_frame_at_, now);
-    stats_.total_gap_ms += gap_.gap_ms;
-    stats_.longest_gap_ms = std::max(stats_.longest_gap_ms, gap_.gap_ms);
-    if (stats_.gaps.size() == ReconnectStats::kGapsKept) stats_.gaps.erase(stats_.gaps.begin());
-    stats_.gaps.push_back(gap_);
   }
 
   // Polls the stop flags often enough that Ctrl-C during a long backoff ends the run at once.
@@ -222,22 +184,14 @@ class ReconnectingSource final : public FrameSource {
     return false;
   }
 
-  void notify(const ReconnectEvent& event) const {
-    if (listener_) listener_(event);
-  }
-
   std::string name_;
   std::function<std::unique_ptr<FrameSource>()> open_session_;
   std::shared_ptr<std::atomic<bool>> halt_;  // set by interrupt(); every session polls it
   const std::atomic<bool>* stop_;
-  ReconnectPolicy policy_;
-  ReconnectListener listener_;
+  StreamGaps gaps_;
   std::unique_ptr<FrameSource> session_;  // null during a gap
   VideoInfo info_;                        // the first session's: what the pipeline was set up for
   std::string decoder_;
-  Clock::time_point opened_at_;
-  Clock::time_point last_frame_at_{};
-  Clock::time_point lost_at_{};
 
   std::int64_t frame_duration_ = 1;
   std::int64_t pts_offset_ = 0;  // added to the current session's pts
@@ -245,11 +199,6 @@ class ReconnectingSource final : public FrameSource {
   bool has_last_ = false;
   bool session_starting_ = false;
 
-  bool in_gap_ = false;
-  int attempt_ = 0;  // of the current gap
-  StreamGap gap_;
-  std::string last_error_;  // of the latest failed attempt
-  ReconnectStats stats_;
   DecodeErrors past_errors_;  // of the sessions already closed
   mutable DecodeErrors all_errors_;
 };

@@ -599,6 +599,7 @@ class Run {
       } else if (n.role() == StageRole::Sink && n.queue) {
         n.timing.frames_dropped = n.queue->dropped();
         stats_.frames_dropped += n.timing.frames_dropped;
+        n.timing.reconnect = n.sink().reconnect_stats();
       }
       stats_.stages.push_back(n.timing);
       stats_.latency_ms.merge(n.latency_ms);

@@ -6,7 +6,7 @@
 #include "media/stream_uri.hpp"
 #include "media/v4l2_uri.hpp"
 #include "stages/decode_error_log.hpp"
-#include "stages/reconnect_log.hpp"
+#include "stages/reconnect_params.hpp"
 #include "stages/stage_memory.hpp"
 
 namespace fp {
@@ -22,10 +22,7 @@ class DecodeStage final : public SourceStage {
   VideoInfo open() override {
     // Decoded frames go to the GPU next when the pipeline runs there.
     options_.memory = host_staging_memory_for(device_);
-    options_.on_reconnect = [name = name_, policy = options_.reconnect](const ReconnectEvent& event) {
-      const auto line = reconnect_log_line(name, policy, event);
-      spdlog::log(line.level, "{}", line.text);
-    };
+    options_.on_reconnect = reconnect_logger(name_, options_.reconnect);
     source_ = open_source(uri_, options_);
     return source_->info();
   }
@@ -55,29 +52,12 @@ class DecodeStage final : public SourceStage {
   std::unique_ptr<FrameSource> source_;
 };
 
-// `reconnect.attempts: auto`: forever for live URIs, whose end means the sender went away;
-// off for files and everything else, whose end is the end of the video.
-ReconnectPolicy reconnect_policy(const StageParams& params) {
-  ReconnectPolicy policy;
-  policy.initial_ms = static_cast<int>(params.integer("reconnect.initial_ms"));
-  policy.max_ms = static_cast<int>(params.integer("reconnect.max_ms"));
-  if (params.is_keyword("reconnect.attempts")) {
-    const auto& word = params.text("reconnect.attempts");
-    policy.attempts = word == "forever" || is_live_uri(params.text("uri")) ? ReconnectPolicy::kForever : 0;
-  } else {
-    policy.attempts = static_cast<int>(params.integer("reconnect.attempts"));
-  }
-  return policy;
-}
-
 std::vector<ParamIssue> check_decode(const StageParams& params) {
   std::vector<ParamIssue> issues;
   if (const auto problem = rtsp_uri_problem(params.text("uri")); !problem.empty())
     issues.push_back({"uri", problem});
   if (const auto problem = v4l2_uri_problem(params.text("uri")); !problem.empty()) issues.push_back({"uri", problem});
-  if (params.integer("reconnect.max_ms") < params.integer("reconnect.initial_ms"))
-    issues.push_back({"reconnect.max_ms", "must be >= reconnect.initial_ms (" +
-                                              std::to_string(params.integer("reconnect.initial_ms")) + ")"});
+  check_reconnect_params(params, issues);
   return issues;
 }
 
@@ -105,31 +85,20 @@ StageSpec decode_stage_spec() {
        .help = "network inputs: a read that gets nothing for this long loses the stream; an open may take twice as long",
        .default_value = std::int64_t{5000},
        .range = {.min = 100, .max = 600000}},
-      {.name = "reconnect.attempts",
-       .type = ParamType::Int,
-       .help = "reopen a lost stream this many times in a row before the run fails (0: never); auto: forever for "
-               "rtsp, rtmp, udp, rtp and srt, never for files, http, v4l2 and testsrc",
-       .default_value = std::string("auto"),
-       .range = {.min = 0},
-       .keywords = {"auto", "forever"}},
-      {.name = "reconnect.initial_ms",
-       .type = ParamType::Int,
-       .help = "wait before the first attempt; each further attempt waits twice as long, up to reconnect.max_ms",
-       .default_value = std::int64_t{500},
-       .range = {.min = 1, .max = 600000}},
-      {.name = "reconnect.max_ms",
-       .type = ParamType::Int,
-       .help = "longest wait between two attempts",
-       .default_value = std::int64_t{10000},
-       .range = {.min = 1, .max = 3600000}},
   };
+  for (auto& param : reconnect_param_specs(
+           "reopen a lost stream this many times in a row before the run fails (0: never); auto: forever for rtsp, "
+           "rtmp, udp, rtp and srt, never for files, http, v4l2 and testsrc"))
+    spec.params.push_back(std::move(param));
   spec.check = check_decode;
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     SourceOptions options;
     options.on_error = params.text("on_error") == "stop" ? OnDecodeError::Stop : OnDecodeError::Skip;
     options.stop = context.stop;
     options.network_timeout_ms = static_cast<int>(params.integer("timeout_ms"));
-    options.reconnect = reconnect_policy(params);
+    // auto: forever for live URIs, whose end means the sender went away; off for files and
+    // everything else, whose end is the end of the video.
+    options.reconnect = reconnect_policy(params, is_live_uri(params.text("uri")));
     return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device);
   };
   return spec;

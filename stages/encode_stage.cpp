@@ -3,6 +3,7 @@
 #include "media/frame_sink.hpp"
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
+#include "stages/reconnect_params.hpp"
 
 namespace fp {
 
@@ -12,7 +13,10 @@ class EncodeStage final : public SinkStage {
  public:
   EncodeStage(SinkOptions options, bool drop_oldest) : options_(std::move(options)), drop_oldest_(drop_oldest) {}
 
-  void open(const VideoInfo& input) override { sink_ = open_sink(options_, input); }
+  void open(const VideoInfo& input) override {
+    options_.on_reconnect = reconnect_logger(mask_credentials(options_.path), options_.reconnect);
+    sink_ = open_sink(options_, input);
+  }
   void write(const Frame& frame) override { sink_->write(frame); }
   void close() override {
     if (sink_) sink_->close();
@@ -20,12 +24,30 @@ class EncodeStage final : public SinkStage {
   std::string encoder_name() const override { return sink_ ? sink_->encoder_name() : "none"; }
   std::string output_path() const override { return mask_credentials(options_.path); }
   bool drops_when_behind() const override { return drop_oldest_; }
+  std::optional<ReconnectStats> reconnect_stats() const override {
+    const ReconnectStats* stats = sink_ ? sink_->reconnect_stats() : nullptr;
+    if (stats == nullptr) return std::nullopt;
+    return *stats;
+  }
 
  private:
   SinkOptions options_;
   bool drop_oldest_;
   std::unique_ptr<FrameSink> sink_;
 };
+
+// A receiver that calls back or a server that restarts: RTSP publish, and SRT calling a
+// listener. UDP never notices a missing receiver; an SRT listener would wait for its next
+// caller inside write(); files and HLS fail for reasons that waiting does not mend.
+bool reconnects_by_default(const std::string& output) {
+  try {
+    const OutputTarget target = parse_output_target(output);
+    return target.kind == OutputKind::Rtsp ||
+           (target.kind == OutputKind::Srt && target.url.find("mode=listener") == std::string::npos);
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
 
 }  // namespace
 
@@ -63,8 +85,13 @@ StageSpec encode_stage_spec() {
        .help = ".m3u8 outputs: segments in the playlist, older ones deleted (a live window); 0 keeps them all",
        .default_value = std::int64_t{5}, .range = {.min = 0, .max = 100000}},
   };
+  for (auto& param : reconnect_param_specs(
+           "network outputs: connect again this many times in a row when the receiver goes away, before the output "
+           "fails (0: never); auto: forever for rtsp and srt (calling a listener), never for the others"))
+    spec.params.push_back(std::move(param));
   spec.check = [](const StageParams& params) {
     std::vector<ParamIssue> issues;
+    check_reconnect_params(params, issues);
     if (auto reason = output_target_problem(params.text("output"), params.text("codec")); !reason.empty())
       issues.push_back({"output", reason});
     return issues;
@@ -80,6 +107,7 @@ StageSpec encode_stage_spec() {
     options.hls_segment_seconds = params.real("hls.segment_seconds");
     options.hls_playlist_size = static_cast<int>(params.integer("hls.playlist_size"));
     options.stop = context.stop;
+    options.reconnect = reconnect_policy(params, reconnects_by_default(options.path));
     return std::make_unique<EncodeStage>(std::move(options), params.text("drop") == "oldest");
   };
   return spec;

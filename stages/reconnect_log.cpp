@@ -24,9 +24,9 @@ ReconnectLogLine reconnect_log_line(const std::string& name, const ReconnectPoli
                                                event.attempt, event.reason, event.delay.count())};
     case ReconnectEvent::Kind::Back:
       return {spdlog::level::warn,
-              fmt::format("{}: stream back after a gap of {:.2f} s ({} attempt{}, reconnecting took {:.2f} s), decoder {}",
-                          name, event.gap.gap_ms / 1000.0, event.attempt, event.attempt == 1 ? "" : "s",
-                          event.gap.reconnect_ms / 1000.0, event.decoder)};
+              fmt::format("{}: stream back after a gap of {:.2f} s ({} attempt{}, reconnecting took {:.2f} s){}", name,
+                          event.gap.gap_ms / 1000.0, event.attempt, event.attempt == 1 ? "" : "s",
+                          event.gap.reconnect_ms / 1000.0, event.decoder.empty() ? "" : ", decoder " + event.decoder)};
   }
   return {spdlog::level::warn, name + ": reconnect event"};
 }

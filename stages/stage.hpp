@@ -112,6 +112,8 @@ class SinkStage : public Stage {
   // True: when this output falls behind (a slow receiver or encoder), its queue drops the
   // oldest frame instead of making the graph, and with it every other output, wait.
   virtual bool drops_when_behind() const { return false; }
+  // Gaps of a network output that reconnects; read once writing is over.
+  virtual std::optional<ReconnectStats> reconnect_stats() const { return std::nullopt; }
 };
 
 // One issue found by a stage's own cross-parameter check.

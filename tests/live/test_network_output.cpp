@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -124,11 +125,16 @@ TEST(NetworkOutput, RtspPublishReachesARecordingServer) {
   EXPECT_EQ(ffprobe_frame_count(dir / "recv.h264"), 75);
 }
 
+// With reconnecting off, a server that goes away fails that output alone.
 TEST(NetworkOutput, RtspServerGoneMidRunFailsOnlyThatOutput) {
   FP_REQUIRE_RTSP_SERVER();
   TempDir dir("netout-rtsp-gone");
   RtspServer server({.path = "/live", .record_to = (dir / "recv.h264").string()});
-  write_pipeline(dir, 125, {server.uri(), "keep.mp4"});  // 5 s, paced
+  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=125\n"  // 5 s, paced
+                                << "stages:\n"
+                                << "  - {id: out0, type: encode, input: input, output: '" << server.uri()
+                                << "', reconnect: {attempts: 0}}\n"
+                                << "  - {id: out1, type: encode, input: input, output: keep.mp4}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
   std::this_thread::sleep_for(2s);
   server.kill();
@@ -137,6 +143,41 @@ TEST(NetworkOutput, RtspServerGoneMidRunFailsOnlyThatOutput) {
   EXPECT_NE(run.output().find("out0: " + server.uri() + ": cannot write"), std::string::npos) << run.output();
   EXPECT_NE(run.output().find("the other outputs go on"), std::string::npos) << run.output();
   EXPECT_EQ(count_frames(dir / "keep.mp4"), 125);  // the file output lost nothing
+}
+
+// The server restarts (a relay that is updated, a recorder that crashed): the output
+// connects again and the stream goes on, starting with a key frame; the run ends well.
+TEST(NetworkOutput, RtspServerRestartedMidRunGetsTheStreamAgain) {
+  FP_REQUIRE_RTSP_SERVER();
+  FP_REQUIRE_FFMPEG_PROGRAMS();
+  TempDir dir("netout-rtsp-restart");
+  RtspServer server({.path = "/live", .record_to = (dir / "recv.h264").string()});
+  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=200\n"  // 8 s, paced
+                                << "stages:\n"
+                                << "  - {id: out0, type: encode, input: input, output: '" << server.uri()
+                                << "', reconnect: {initial_ms: 200, max_ms: 500}}\n"
+                                << "  - {id: out1, type: encode, input: input, output: keep.mp4}\n";
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "--stats-json", "stats.json"});
+  std::this_thread::sleep_for(2s);
+  server.kill();
+  std::filesystem::remove(dir / "recv.h264");  // what arrives from now on is the second session's
+  std::this_thread::sleep_for(1s);
+  server.start();
+  const auto [code, seconds] = run.wait(time_bound(30));
+  ASSERT_EQ(code, 0) << run.output();
+  EXPECT_NE(run.output().find(server.uri() + ": stream lost ("), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find(server.uri() + ": stream back after a gap of"), std::string::npos) << run.output();
+  EXPECT_EQ(count_frames(dir / "keep.mp4"), 200);  // the file output lost nothing meanwhile
+  // The second session: from the key frame the output restarted with to the end (~4 s).
+  ASSERT_TRUE(wait_until_file_settles(dir / "recv.h264", 300, time_bound(10)));
+  expect_h264_320x240(dir / "recv.h264");
+  EXPECT_GT(ffprobe_frame_count(dir / "recv.h264"), 50);
+  const auto stats = nlohmann::json::parse(read_text(dir / "stats.json"));
+  const auto& out0 = stats["stages"][1];
+  ASSERT_EQ(out0["id"], "out0");
+  ASSERT_TRUE(out0.contains("reconnect")) << out0.dump();
+  EXPECT_EQ(out0["reconnect"]["reconnects"], 1);
+  EXPECT_GT(out0["reconnect"]["total_gap_ms"].get<double>(), 500.0);
 }
 
 TEST(NetworkOutput, RtspPublishNobodyListeningNamesTheOutputWithoutThePassword) {
