@@ -125,16 +125,23 @@ TEST(NetworkOutput, RtspPublishReachesARecordingServer) {
   EXPECT_EQ(ffprobe_frame_count(dir / "recv.h264"), 75);
 }
 
+// testsrc `frames` at 25 fps published to `uri` (out0, with `publish_options`) and written to
+// keep.mp4 (out1).
+void write_publish_and_file_pipeline(const TempDir& dir, int frames, const std::string& uri,
+                                     const std::string& publish_options) {
+  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=" << frames << "\n"
+                                << "stages:\n"
+                                << "  - {id: out0, type: encode, input: input, output: '" << uri << "', "
+                                << publish_options << "}\n"
+                                << "  - {id: out1, type: encode, input: input, output: keep.mp4}\n";
+}
+
 // With reconnecting off, a server that goes away fails that output alone.
 TEST(NetworkOutput, RtspServerGoneMidRunFailsOnlyThatOutput) {
   FP_REQUIRE_RTSP_SERVER();
   TempDir dir("netout-rtsp-gone");
   RtspServer server({.path = "/live", .record_to = (dir / "recv.h264").string()});
-  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=125\n"  // 5 s, paced
-                                << "stages:\n"
-                                << "  - {id: out0, type: encode, input: input, output: '" << server.uri()
-                                << "', reconnect: {attempts: 0}}\n"
-                                << "  - {id: out1, type: encode, input: input, output: keep.mp4}\n";
+  write_publish_and_file_pipeline(dir, 125, server.uri(), "reconnect: {attempts: 0}");  // 5 s, paced
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
   std::this_thread::sleep_for(2s);
   server.kill();
@@ -152,11 +159,7 @@ TEST(NetworkOutput, RtspServerRestartedMidRunGetsTheStreamAgain) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
   TempDir dir("netout-rtsp-restart");
   RtspServer server({.path = "/live", .record_to = (dir / "recv.h264").string()});
-  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=200\n"  // 8 s, paced
-                                << "stages:\n"
-                                << "  - {id: out0, type: encode, input: input, output: '" << server.uri()
-                                << "', reconnect: {initial_ms: 200, max_ms: 500}}\n"
-                                << "  - {id: out1, type: encode, input: input, output: keep.mp4}\n";
+  write_publish_and_file_pipeline(dir, 200, server.uri(), "reconnect: {initial_ms: 200, max_ms: 500}");  // 8 s
   BackgroundRun run(dir.path(), {"run", "p.yaml", "--stats-json", "stats.json"});
   std::this_thread::sleep_for(2s);
   server.kill();
