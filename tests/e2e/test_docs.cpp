@@ -39,6 +39,27 @@ TEST(Docs, StageReferenceCoversEveryStageAndParameter) {
   }
 }
 
+// The recipe of docs/ARCHITECTURE.md ("Adding a processing stage"): every registered
+// processing stage has its CPU definition, its CUDA kernel, GPU tests that compare the two,
+// and a case in `framepipe bench`. A stage added without one of them fails here.
+TEST(Docs, EveryProcessingStageFollowsTheRecipe) {
+  const fs::path root(FRAMEPIPE_SOURCE_DIR);
+  const std::string bench = read_text(root / "tools/framepipe/bench/bench_cases.cpp");
+  int processing = 0;
+  for (const auto& spec : stage_registry()) {
+    if (spec.role != StageRole::Process) continue;
+    ++processing;
+    EXPECT_TRUE(fs::exists(root / "cpu" / (spec.type + ".cpp"))) << spec.type << ": no cpu/" << spec.type << ".cpp";
+    EXPECT_TRUE(fs::exists(root / "cuda" / (spec.type + ".cu"))) << spec.type << ": no cuda/" << spec.type << ".cu";
+    const std::string gpu_tests = read_text(root / "tests/cuda" / ("test_" + spec.type + ".cpp"));
+    EXPECT_NE(gpu_tests.find("Cpu"), std::string::npos)
+        << spec.type << ": tests/cuda/test_" << spec.type << ".cpp has no test comparing the GPU with the CPU";
+    EXPECT_NE(bench.find("wanted(\"" + spec.type + "\")"), std::string::npos)
+        << spec.type << ": no case in tools/framepipe/bench/bench_cases.cpp";
+  }
+  EXPECT_GE(processing, 5);
+}
+
 TEST(Docs, ReadmeListsEveryExamplePipeline) {
   const std::string readme = read_text(fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md");
   for (const auto& entry : fs::directory_iterator(fs::path(FRAMEPIPE_SOURCE_DIR) / "config")) {
