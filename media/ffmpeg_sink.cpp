@@ -105,7 +105,9 @@ class FfmpegSink final : public FrameSink {
     try {
       write_packets();
     } catch (const MediaError& e) {
-      if (!gaps_.policy().enabled() || stop_requested()) throw;
+      // An output that reconnects has lost its receiver, not failed: after Ctrl-C it simply
+      // ends in the gap (no attempt is made once a stop is requested).
+      if (!gaps_.policy().enabled()) throw;
       lose_receiver(e.what());
       return;
     }

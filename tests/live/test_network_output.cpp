@@ -183,6 +183,25 @@ TEST(NetworkOutput, RtspServerRestartedMidRunGetsTheStreamAgain) {
   EXPECT_GT(out0["reconnect"]["total_gap_ms"].get<double>(), 500.0);
 }
 
+// Ctrl-C while the output waits for its server to come back: the run ends at once with 130
+// (a receiver that is away is not a failure), the file output finalized.
+TEST(NetworkOutput, CtrlCWhileAnOutputIsReconnectingExitsAtOnce) {
+  FP_REQUIRE_RTSP_SERVER();
+  TempDir dir("netout-rtsp-sigint-gap");
+  RtspServer server({.path = "/live", .record_to = (dir / "recv.h264").string()});
+  write_publish_and_file_pipeline(dir, 0, server.uri(), "reconnect: {initial_ms: 200, max_ms: 400}");  // endless
+  BackgroundRun run(dir.path(), {"run", "p.yaml"});
+  std::this_thread::sleep_for(1500ms);
+  server.kill();
+  std::this_thread::sleep_for(1500ms);  // several failed attempts
+  ASSERT_TRUE(run.alive()) << run.output();
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(time_bound(10));
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(2.0)) << run.output();
+  EXPECT_GT(count_frames(dir / "keep.mp4"), 50);
+}
+
 TEST(NetworkOutput, RtspPublishNobodyListeningNamesTheOutputWithoutThePassword) {
   TempDir dir("netout-rtsp-refused");
   write_pipeline(dir, 10, {"rtsp://ana:s3cret@127.0.0.1:" + std::to_string(free_udp_port()) + "/live", "keep.mp4"});
