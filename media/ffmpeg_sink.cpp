@@ -52,7 +52,6 @@ class FfmpegSink final : public FrameSink {
         width_(info.width),
         height_(info.height),
         frame_rate_(nominal_rate(info)),
-        stop_(options.stop),
         timeout_(options.network_timeout_ms),
         deadline_(is_network_output(target_.kind)),
         options_(options),
@@ -66,10 +65,10 @@ class FfmpegSink final : public FrameSink {
     if (raw_)
       open_raw_encoder(time_base);
     else
-      open_x264(options, time_base);
+      open_x264(time_base);
     add_stream();
     allocate_buffers();
-    open_output(options);
+    open_output();
   }
 
   FfmpegSink(const FfmpegSink&) = delete;
@@ -111,7 +110,7 @@ class FfmpegSink final : public FrameSink {
       lose_receiver(e.what());
       return;
     }
-    gaps_.frame_passed(IoDeadline::Clock::now());
+    if (gaps_.policy().enabled()) gaps_.frame_passed(IoDeadline::Clock::now());
     ++frames_;
   }
 
@@ -136,7 +135,7 @@ class FfmpegSink final : public FrameSink {
 
  private:
   bool connected() const { return format_ != nullptr; }
-  bool stop_requested() const { return stop_ != nullptr && stop_->load(); }
+  bool stop_requested() const { return options_.stop != nullptr && options_.stop->load(); }
 
   // The receiver went away: the muxer is let go (its trailer frees what it holds; it fails,
   // the connection being gone) and the first attempt is scheduled.
@@ -163,7 +162,7 @@ class FfmpegSink final : public FrameSink {
     try {
       create_muxer();
       add_stream();
-      open_output(options_);
+      open_output();
     } catch (const MediaError& e) {
       format_.reset();
       if (stop_requested()) return false;
@@ -192,7 +191,7 @@ class FfmpegSink final : public FrameSink {
   // Writes are not ended by a stop: Ctrl-C drains and finalizes every output.
   static int interrupt_callback(void* opaque) {
     auto* self = static_cast<FfmpegSink*>(opaque);
-    if (self->connecting_ && self->stop_ != nullptr && self->stop_->load()) return 1;
+    if (self->connecting_ && self->stop_requested()) return 1;
     return self->deadline_.expired() ? 1 : 0;
   }
 
@@ -216,7 +215,8 @@ class FfmpegSink final : public FrameSink {
   // A network stream has one every second, so that a receiver that joins late or lost
   // packets shows a picture within a second (with latency: low a sweep of intra blocks does
   // that instead). HLS cuts segments at key frames: one starts each segment.
-  void set_key_frames(const SinkOptions& options, ff::DictionaryPtr& opts) {
+  void set_key_frames(ff::DictionaryPtr& opts) {
+    const SinkOptions& options = options_;
     const int one_second = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
     bool intra_refresh = options.low_latency;
     if (target_.kind == OutputKind::Hls) {
@@ -233,7 +233,8 @@ class FfmpegSink final : public FrameSink {
       if (const int ret = ff::dict_set(opts, "forced-idr", "1"); ret < 0) ff::fail(path_, "bad forced-idr", ret);
   }
 
-  void open_x264(const SinkOptions& options, Rational time_base) {
+  void open_x264(Rational time_base) {
+    const SinkOptions& options = options_;
     if (options.crf < 0 || options.crf > 51) ff::fail(path_, "crf must be 0..51 (got " + std::to_string(options.crf) + ")");
     const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
     if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no libx264");
@@ -260,7 +261,7 @@ class FfmpegSink final : public FrameSink {
       encoder_->max_b_frames = 0;
       format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
     }
-    set_key_frames(options, opts);
+    set_key_frames(opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
     if (ret < 0)
       ff::fail(path_, "cannot open encoder libx264 (preset '" + options.preset + "', crf " + crf + ")", ret);
@@ -313,8 +314,8 @@ class FfmpegSink final : public FrameSink {
 
   // Opens the file or connects to the receiver, then writes the header (for RTSP the
   // ANNOUNCE/RECORD handshake happens here).
-  void open_output(const SinkOptions& options) {
-    ff::DictionaryPtr muxer_options = muxer_settings(options);
+  void open_output() {
+    ff::DictionaryPtr muxer_options = muxer_settings();
     connecting_ = is_network_output(target_.kind);  // a file's header is written whatever comes
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
       auto open = [&] {
@@ -354,7 +355,8 @@ class FfmpegSink final : public FrameSink {
   }
 
   // The muxer's options: HLS segments and playlist, the RTSP transport.
-  ff::DictionaryPtr muxer_settings(const SinkOptions& options) {
+  ff::DictionaryPtr muxer_settings() {
+    const SinkOptions& options = options_;
     ff::DictionaryPtr opts;
     auto set = [&](const char* key, const std::string& value) {
       if (const int ret = ff::dict_set(opts, key, value.c_str()); ret < 0) ff::fail(path_, std::string("bad ") + key, ret);
@@ -472,11 +474,10 @@ class FfmpegSink final : public FrameSink {
   int width_;
   int height_;
   Rational frame_rate_;
-  const std::atomic<bool>* stop_ = nullptr;  // the run's stop request, or null
   std::chrono::milliseconds timeout_;        // of each blocking network call
   IoDeadline deadline_;                      // of the current one (files: none)
   bool connecting_ = false;                  // a stop request ends the wait
-  SinkOptions options_;                      // to connect again
+  SinkOptions options_;                      // as opened: connecting again opens the same way
   StreamGaps gaps_;                          // a network output's lost receivers
   IoDeadline::Clock::time_point next_attempt_at_{};
   bool restart_with_key_frame_ = false;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "media/stream_uri.hpp"
+#include "media/uri_query.hpp"
 
 namespace fp {
 
@@ -46,19 +47,13 @@ void require_port(std::string_view output, std::string_view scheme) {
 
 // Adds key=value to the URL's query unless the user gave that key.
 std::string with_default_query(std::string url, std::string_view key, std::string_view value) {
-  std::string item(key);
-  item.push_back('=');
   const auto question = url.find('?');
-  if (question != std::string::npos) {
-    for (std::size_t start = question + 1; start <= url.size();) {
-      if (url.compare(start, item.size(), item) == 0) return url;
-      const auto amp = url.find('&', start);
-      if (amp == std::string::npos) break;
-      start = amp + 1;
-    }
-  }
+  if (question != std::string::npos)
+    for (const QueryItem& item : query_items(std::string_view(url).substr(question + 1)))
+      if (item.key == key && item.has_value) return url;
   url.push_back(question == std::string::npos ? '?' : '&');
-  url.append(item).append(value);
+  url.append(key).push_back('=');
+  url.append(value);
   return url;
 }
 

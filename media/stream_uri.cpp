@@ -1,5 +1,7 @@
 #include "media/stream_uri.hpp"
 
+#include "media/uri_query.hpp"
+
 #include <array>
 #include <stdexcept>
 
@@ -55,23 +57,18 @@ RtspUri parse_rtsp_uri(std::string_view uri) {
   const std::string_view query = uri.substr(question + 1, (hash == std::string_view::npos ? uri.size() : hash) -
                                                               question - 1);
   std::string kept;
-  std::size_t start = 0;
-  while (start <= query.size()) {
-    auto end = query.find('&', start);
-    if (end == std::string_view::npos) end = query.size();
-    const std::string_view item = query.substr(start, end - start);
-    if (starts_with(item, "transport=")) {
-      const std::string_view value = item.substr(10);
-      if (value == "tcp")
+  for (const QueryItem& item : query_items(query)) {
+    if (item.key == "transport" && item.has_value) {
+      if (item.value == "tcp")
         result.transport = RtspTransport::Tcp;
-      else if (value == "udp")
+      else if (item.value == "udp")
         result.transport = RtspTransport::Udp;
       else
-        throw std::invalid_argument("transport must be tcp or udp (got '" + std::string(value) + "')");
-    } else if (!item.empty()) {
-      kept += (kept.empty() ? "" : "&") + std::string(item);
+        throw std::invalid_argument("transport must be tcp or udp (got '" + std::string(item.value) + "')");
+    } else if (!item.text.empty()) {
+      if (!kept.empty()) kept.push_back('&');
+      kept.append(item.text);
     }
-    start = end + 1;
   }
   result.url = std::string(uri.substr(0, question));
   if (!kept.empty()) result.url += "?" + kept;

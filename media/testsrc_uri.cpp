@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "media/media_error.hpp"
+#include "media/uri_query.hpp"
 
 namespace fp {
 
@@ -82,14 +83,11 @@ void parse_query(const std::string& uri, std::string_view query, TestSourceParam
   bool seen_noise = false;
   bool seen_frames = false;
   bool seen_loop = false;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    const auto eq = item.find('=');
-    if (eq == std::string_view::npos) bad(uri, "parameter '" + std::string(item) + "' has no value (expected key=value)");
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view value = item.substr(eq + 1);
+  for (const QueryItem& item : query_items(query)) {
+    if (item.text.empty()) continue;  // "a=1&" or "a=1&&b=2"
+    if (!item.has_value) bad(uri, "parameter '" + std::string(item.text) + "' has no value (expected key=value)");
+    const std::string_view key = item.key;
+    const std::string_view value = item.value;
     if (key == "noise") {
       if (seen_noise) bad(uri, "parameter 'noise' given twice");
       seen_noise = true;

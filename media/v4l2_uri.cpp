@@ -4,6 +4,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "media/uri_query.hpp"
+
 namespace fp {
 
 namespace {
@@ -51,15 +53,10 @@ V4l2Uri parse_v4l2_uri(std::string_view uri) {
   if (result.device.empty() || result.device.front() != '/')
     throw std::invalid_argument("no device given (expected v4l2:///dev/videoN)");
   if (question == std::string_view::npos) return result;
-  std::string_view query = rest.substr(question + 1);
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (item.empty()) continue;
-    const auto equals = item.find('=');
-    const std::string_view key = item.substr(0, equals);
-    const std::string_view value = equals == std::string_view::npos ? std::string_view() : item.substr(equals + 1);
+  for (const QueryItem& item : query_items(rest.substr(question + 1))) {
+    if (item.text.empty()) continue;
+    const std::string_view key = item.key;
+    const std::string_view value = item.value;
     if (key == "size") {
       if (!valid_size(value)) throw std::invalid_argument("size must be WIDTHxHEIGHT (got '" + std::string(value) + "')");
       result.size = std::string(value);

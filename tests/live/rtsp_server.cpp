@@ -1,7 +1,5 @@
 #include "tests/live/rtsp_server.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -13,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tests/live/loopback_port.hpp"
+
 namespace fp::test {
 
 namespace {
@@ -21,24 +21,6 @@ namespace {
 constexpr const char* kPython = "/usr/bin/python3";
 
 std::string script_path() { return std::string(FRAMEPIPE_SOURCE_DIR) + "/tests/live/rtsp_server.py"; }
-
-// A port nobody listens on now: the kernel picks one, we close it and hand it to the
-// server. Another process could take it in between; on a test machine's loopback that is
-// rare, and start() then fails with a clear message rather than a wrong result.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    if (fd >= 0) close(fd);
-    throw std::runtime_error("cannot bind a loopback socket");
-  }
-  socklen_t length = sizeof(address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 }  // namespace
 
@@ -62,7 +44,7 @@ std::string RtspServer::unavailable_reason() {
   return reason;
 }
 
-RtspServer::RtspServer(RtspServerOptions options) : options_(std::move(options)), port_(free_port()) { start(); }
+RtspServer::RtspServer(RtspServerOptions options) : options_(std::move(options)), port_(free_loopback_port(SOCK_STREAM)) { start(); }
 
 RtspServer::~RtspServer() { kill(); }
 

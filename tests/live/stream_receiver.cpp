@@ -1,9 +1,5 @@
 #include "tests/live/stream_receiver.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <array>
 #include <chrono>
@@ -68,21 +64,6 @@ long long ffprobe_frame_count(const std::filesystem::path& media) {
   const auto stream = ffprobe_video(media);
   if (stream.is_null() || !stream.contains("nb_read_frames")) return -1;
   return std::stoll(stream["nb_read_frames"].get<std::string>());
-}
-
-int free_udp_port() {
-  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    if (fd >= 0) close(fd);
-    throw std::runtime_error("cannot bind a loopback UDP socket");
-  }
-  socklen_t length = sizeof(address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
 }
 
 bool wait_for_udp_port(int port, double seconds) {

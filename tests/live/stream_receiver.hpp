@@ -24,8 +24,6 @@ std::string ffmpeg_programs_unavailable_reason();
 nlohmann::json ffprobe_video(const std::filesystem::path& media);
 long long ffprobe_frame_count(const std::filesystem::path& media);  // -1 when unreadable
 
-// A loopback UDP port nobody uses now (for a receiver to bind).
-int free_udp_port();
 // Waits until some socket is bound to the UDP port (a receiver is ready), at most `seconds`.
 bool wait_for_udp_port(int port, double seconds);
 

@@ -5,6 +5,7 @@
 // run is bounded in time.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/e2e/silent_server.hpp"
+#include "tests/live/loopback_port.hpp"
 #include "tests/live/rtsp_server.hpp"
 #include "tests/live/stream_receiver.hpp"
 
@@ -64,7 +66,7 @@ std::unique_ptr<BackgroundRun> start_receiver(const TempDir& dir, const std::str
 TEST(NetworkOutput, UdpStreamIsPacedAndReceivedWhole) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
   TempDir dir("netout-udp");
-  const int port = free_udp_port();
+  const int port = free_loopback_port(SOCK_DGRAM);
   // The receiver ends 3 s after the last datagram; a queue for a slow start.
   auto receiver = start_receiver(
       dir, "udp://127.0.0.1:" + std::to_string(port) + "?timeout=3000000&fifo_size=100000&overrun_nonfatal=1", "recv.ts");
@@ -86,7 +88,7 @@ TEST(NetworkOutput, UdpStreamIsPacedAndReceivedWhole) {
 TEST(NetworkOutput, SrtCallerReachesAListenerWithEveryFrame) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
   TempDir dir("netout-srt");
-  const int port = free_udp_port();
+  const int port = free_loopback_port(SOCK_DGRAM);
   auto receiver = start_receiver(dir, "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener", "recv.ts");
   ASSERT_TRUE(wait_for_udp_port(port, time_bound(10))) << receiver->output();
   write_pipeline(dir, 50, {"srt://127.0.0.1:" + std::to_string(port)});
@@ -103,7 +105,7 @@ TEST(NetworkOutput, SrtCallerReachesAListenerWithEveryFrame) {
 TEST(NetworkOutput, SrtWithoutAListenerIsAClearErrorAndTheFileOutputIsWhole) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
   TempDir dir("netout-srt-nobody");
-  write_pipeline(dir, 30, {"srt://127.0.0.1:" + std::to_string(free_udp_port()), "keep.mp4"});
+  write_pipeline(dir, 30, {"srt://127.0.0.1:" + std::to_string(free_loopback_port(SOCK_DGRAM)), "keep.mp4"});
   const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), static_cast<int>(time_bound(30)));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("out0: srt://127.0.0.1:"), std::string::npos) << result.output;
@@ -204,7 +206,7 @@ TEST(NetworkOutput, CtrlCWhileAnOutputIsReconnectingExitsAtOnce) {
 
 TEST(NetworkOutput, RtspPublishNobodyListeningNamesTheOutputWithoutThePassword) {
   TempDir dir("netout-rtsp-refused");
-  write_pipeline(dir, 10, {"rtsp://ana:s3cret@127.0.0.1:" + std::to_string(free_udp_port()) + "/live", "keep.mp4"});
+  write_pipeline(dir, 10, {"rtsp://ana:s3cret@127.0.0.1:" + std::to_string(free_loopback_port(SOCK_STREAM)) + "/live", "keep.mp4"});
   const auto result = run_framepipe_with_timeout({"run", "p.yaml"}, dir.path(), static_cast<int>(time_bound(30)));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("rtsp://ana:***@127.0.0.1:"), std::string::npos) << result.output;
