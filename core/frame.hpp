@@ -1,6 +1,8 @@
 // A video frame: three 8-bit planes (I420: Y, then U and V at half size, rounded up), each
 // a pointer and a pitch that live on the host or on a device, plus timing. Planes are
 // reference-counted, so a stage that leaves chroma alone passes it through without a copy.
+// NVDEC's frames come as NV12 (U and V interleaved in one plane); the GPU executor reads
+// their luma in place and splits the chroma into I420 before any stage sees the frame.
 #pragma once
 
 #include <array>
@@ -22,6 +24,10 @@ struct Rational {
 
 enum class MemoryLocation { Host, Device };
 
+// I420: planes Y, U, V. NV12: planes[1] holds U and V interleaved (its width counts the
+// pairs, two bytes each), planes[2] is empty.
+enum class PlaneLayout { I420, NV12 };
+
 constexpr std::int64_t kNoPts = std::numeric_limits<std::int64_t>::min();
 
 struct Plane {
@@ -41,6 +47,11 @@ struct Frame {
   MemoryLocation location = MemoryLocation::Host;
   int device = -1;  // CUDA ordinal when location == Device
   std::array<Plane, 3> planes;  // Y, U, V
+  PlaneLayout layout = PlaneLayout::I420;
+  // A device frame that another CUDA stream is still writing (NVDEC's copy of a decoded
+  // surface): a cudaEvent_t that completes once it is written, which a reader's stream
+  // waits for. Null: the planes are ready. Kept alive as long as the frame.
+  std::shared_ptr<void> ready;
 
   std::int64_t pts = kNoPts;   // in time_base units
   Rational time_base{1, 1};

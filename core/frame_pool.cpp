@@ -90,5 +90,6 @@ Frame FramePool::acquire() {
 }
 
 Plane FramePool::acquire_luma() { return luma_->acquire(); }
+Plane FramePool::acquire_chroma() { return chroma_->acquire(); }
 
 }  // namespace fp

@@ -57,6 +57,7 @@ class FramePool {
   FramePool(int width, int height, PlaneMemory memory = {});
   Frame acquire();                 // all three planes fresh (contents undefined)
   Plane acquire_luma();            // just a luma plane, for stages that keep the chroma
+  Plane acquire_chroma();          // one chroma plane (to split an NV12 frame's chroma into)
   int width() const { return width_; }
   int height() const { return height_; }
   MemoryLocation location() const { return location_; }

@@ -7,6 +7,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/buffer.h>
 #include <libavutil/dict.h>
 #include <libavutil/frame.h>
 #include <libswscale/swscale.h>
@@ -50,6 +51,11 @@ struct SwsDeleter {
   void operator()(SwsContext* ctx) const { sws_freeContext(ctx); }
 };
 using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
+
+struct BufferRefDeleter {
+  void operator()(AVBufferRef* ref) const { av_buffer_unref(&ref); }
+};
+using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 
 struct DictionaryDeleter {
   void operator()(AVDictionary* dict) const { av_dict_free(&dict); }

@@ -1,8 +1,10 @@
-// Files, network streams and cameras: FFmpeg demuxes, decodes in software (in threads), and
-// frames are copied (yuv420p) or converted (anything else) into pooled I420 frames.
-// Damaged packets and frames are counted and skipped, or end the stream (OnDecodeError).
+// Files, network streams and cameras: FFmpeg demuxes and decodes, on NVDEC (frames stay on
+// the GPU as NV12, see nvdec_device.hpp) or in software (in threads; frames are copied
+// (yuv420p) or converted (anything else) into pooled I420 frames). Damaged packets and
+// frames are counted and skipped, or end the stream (OnDecodeError).
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <new>
 
 #include <fmt/format.h>
@@ -11,13 +13,16 @@
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
 #include "media/io_deadline.hpp"
+#include "media/hw_decode.hpp"
 #include "media/media_error.hpp"
 #include "media/memory_source.hpp"
+#include "media/nvdec_device.hpp"
 #include "media/packet_arrivals.hpp"
 #include "media/sources.hpp"
 #include "media/stream_uri.hpp"
 
 extern "C" {
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
@@ -36,6 +41,8 @@ class FfmpegSource final : public FrameSource {
   FfmpegSource(const std::string& uri, const SourceOptions& options, const std::atomic<bool>* also_stop)
       : uri_(mask_credentials(uri)),
         memory_(options.memory),
+        decode_mode_(options.decode),
+        cuda_device_(options.cuda_device),
         on_error_(options.on_error),
         stop_(options.stop),
         also_stop_(also_stop),
@@ -64,7 +71,13 @@ class FfmpegSource final : public FrameSource {
   }
 
   const VideoInfo& info() const override { return info_; }
-  std::string decoder_name() const override { return ff::software_decoder_name(codec_); }
+  std::string decoder_name() const override {
+    if (codec_ == nullptr) return "none";
+    if (on_nvdec_.load()) return std::string(codec_->name) + " (nvdec)";
+    std::lock_guard lock(nvdec_mutex_);
+    if (nvdec_reason_.empty()) return ff::software_decoder_name(codec_);
+    return std::string(codec_->name) + " (software; NVDEC: " + nvdec_reason_ + ")";
+  }
   void interrupt() override { interrupted_.store(true); }
   const DecodeErrors& decode_errors() const override { return errors_; }
 
@@ -76,7 +89,7 @@ class FfmpegSource final : public FrameSource {
         decode_failures_in_a_row_ = 0;
         const std::int64_t index = frames_decoded_++;
         check_frame(index);
-        Frame out = convert();
+        Frame out = frame_->format == AV_PIX_FMT_CUDA ? device_frame() : convert();
         out.sequence = index;
         av_frame_unref(frame_.get());
         return out;
@@ -84,6 +97,8 @@ class FfmpegSource final : public FrameSource {
       if (ret == AVERROR_EOF) break;
       if (ret == AVERROR(EAGAIN)) {
         feed_decoder();
+      } else if (nvdec_refused()) {
+        fail_stream("decode: nvdec: " + nvdec_reason(), ret);
       } else if (ret == AVERROR(ENOMEM) || ++decode_failures_in_a_row_ > kMaxFailuresInARow) {
         fail_stream("decode error after " + last_sent_.where(), ret);
       } else if (last_sent_.packet >= 0 && last_sent_.packet == flagged_packet_) {
@@ -164,6 +179,7 @@ class FfmpegSource final : public FrameSource {
     // resilience is on by default with frame threads) and counted through their flags.
     // AV_CODEC_FLAG2_SHOW_ALL stays off: frames before the first keyframe are gray guesses.
     decoder_->err_recognition |= AV_EF_CRCCHECK;
+    set_up_nvdec();
     if (const int ret = avcodec_open2(decoder_.get(), codec_, nullptr); ret < 0)
       fail_stream(std::string("cannot open decoder ") + codec_->name, ret);
 
@@ -176,6 +192,104 @@ class FfmpegSource final : public FrameSource {
     info_.frame_count = stream_->nb_frames > 0 ? stream_->nb_frames : -1;
     info_.live = live;
     pool_.emplace(info_.width, info_.height, memory_);
+  }
+
+  // decode: auto|nvdec. What rules NVDEC out here fails the open under nvdec; under auto the
+  // stream is decoded in software and decoder_name() says why.
+  void set_up_nvdec() {
+    if (decode_mode_ == DecodeMode::Software) return;
+    std::string reason = nvdec_unsupported_reason(codec_, *stream_->codecpar);
+    if (reason.empty()) {
+      try {
+        nvdec_ = open_nvdec_device(cuda_device_);
+      } catch (const MediaError& e) {
+        reason = e.what();
+      }
+    }
+    if (!reason.empty()) {
+      if (decode_mode_ == DecodeMode::Nvdec) fail_stream("decode: nvdec: " + reason);
+      set_nvdec_reason(std::move(reason));
+      return;
+    }
+    decoder_->hw_device_ctx = av_buffer_ref(nvdec_->context());
+    if (decoder_->hw_device_ctx == nullptr) fail_stream("cannot use the GPU for decoding", AVERROR(ENOMEM));
+    decoder_->opaque = this;
+    decoder_->get_format = &FfmpegSource::choose_format;
+    on_nvdec_.store(true);
+  }
+
+  // FFmpeg asks which of the formats it can decode to (at the first picture, and again when
+  // the stream's parameters change). When the GPU refuses the stream (a profile or size its
+  // NVDEC lacks), FFmpeg asks again without the CUDA format: auto then goes on in software;
+  // nvdec answers none, and the decode error that follows names the reason.
+  static AVPixelFormat choose_format(AVCodecContext* context, const AVPixelFormat* formats) noexcept {
+    auto* self = static_cast<FfmpegSource*>(context->opaque);
+    bool cuda_offered = false;
+    AVPixelFormat software = AV_PIX_FMT_NONE;
+    for (const AVPixelFormat* f = formats; *f != AV_PIX_FMT_NONE; ++f) {
+      const AVPixFmtDescriptor* descriptor = av_pix_fmt_desc_get(*f);
+      if (*f == AV_PIX_FMT_CUDA) cuda_offered = true;
+      else if (software == AV_PIX_FMT_NONE && descriptor != nullptr && !(descriptor->flags & AV_PIX_FMT_FLAG_HWACCEL))
+        software = *f;
+    }
+    if (cuda_offered && nvdec_gives_nv12(context->sw_pix_fmt)) {
+      self->on_nvdec_.store(true);
+      return AV_PIX_FMT_CUDA;
+    }
+    const char* name = av_get_pix_fmt_name(context->sw_pix_fmt);
+    std::string reason = !cuda_offered ? "the GPU's NVDEC refused the stream (profile or size; -v shows FFmpeg's reason)"
+                                       : std::string("the stream became ") + (name != nullptr ? name : "unknown") +
+                                             "; framepipe reads NVDEC's 8-bit 4:2:0 (NV12) frames only";
+    try {
+      self->set_nvdec_reason(std::move(reason));
+    } catch (...) {
+      // Out of memory for the text: the decoder name just lacks the reason.
+    }
+    self->on_nvdec_.store(false);
+    return self->decode_mode_ == DecodeMode::Nvdec ? AV_PIX_FMT_NONE : software;
+  }
+
+  bool nvdec_refused() const { return decode_mode_ == DecodeMode::Nvdec && !on_nvdec_.load(); }
+  std::string nvdec_reason() const {
+    std::lock_guard lock(nvdec_mutex_);
+    return nvdec_reason_;
+  }
+  void set_nvdec_reason(std::string reason) {
+    std::lock_guard lock(nvdec_mutex_);
+    nvdec_reason_ = std::move(reason);
+  }
+
+  // A frame decoded on NVDEC: its device planes, read where they lie (the AVFrame stays
+  // referenced by the planes until the last reader lets go), ready once the copy FFmpeg
+  // enqueued on the device's stream is done.
+  Frame device_frame() {
+    const auto* frames = reinterpret_cast<const AVHWFramesContext*>(frame_->hw_frames_ctx->data);
+    if (frames->sw_format != AV_PIX_FMT_NV12) {
+      const char* name = av_get_pix_fmt_name(frames->sw_format);
+      fail_stream(std::string("NVDEC gave ") + (name != nullptr ? name : "unknown") + " frames, not NV12");
+    }
+    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) { av_frame_free(&f); });
+    if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
+    av_frame_move_ref(held.get(), frame_.get());
+    Frame out;
+    out.width = held->width;
+    out.height = held->height;
+    out.location = MemoryLocation::Device;
+    out.device = nvdec_->ordinal();
+    out.layout = PlaneLayout::NV12;
+    out.planes[0] = Plane{std::shared_ptr<std::uint8_t>(held, held->data[0]), held->data[0], out.width, out.height,
+                          held->linesize[0]};
+    out.planes[1] = Plane{std::shared_ptr<std::uint8_t>(held, held->data[1]), held->data[1], chroma_width(out.width),
+                          chroma_height(out.height), held->linesize[1]};
+    out.ready = nvdec_->mark_written();
+    stamp(out, held->best_effort_timestamp);
+    return out;
+  }
+
+  void stamp(Frame& out, std::int64_t pts) {
+    out.pts = pts == AV_NOPTS_VALUE ? kNoPts : pts;
+    out.time_base = info_.time_base;
+    out.arrival = pts == AV_NOPTS_VALUE ? std::chrono::steady_clock::now() : arrivals_.take(pts);
   }
 
   // Reads packets until one of our stream reaches the decoder, or starts the final flush.
@@ -219,6 +333,7 @@ class FfmpegSource final : public FrameSource {
       last_sent_ = position;
       decode_failures_in_a_row_ = 0;
       if (ret == AVERROR(ENOMEM)) fail_stream("decode error at " + position.where(), ret);
+      if (ret < 0 && nvdec_refused()) fail_stream("decode: nvdec: " + nvdec_reason() + " (at " + position.where() + ")", ret);
       if (ret < 0) {
         damaged_packet(position, ret);  // the decoder dropped it: on to the next packet
         continue;
@@ -279,10 +394,7 @@ class FfmpegSource final : public FrameSource {
   // The frame has the pipeline's size (check_frame); only its pixel format may differ.
   Frame convert() {
     Frame out = acquire();
-    const std::int64_t pts = frame_->best_effort_timestamp;
-    out.pts = pts == AV_NOPTS_VALUE ? kNoPts : pts;
-    out.time_base = info_.time_base;
-    out.arrival = pts == AV_NOPTS_VALUE ? std::chrono::steady_clock::now() : arrivals_.take(pts);
+    stamp(out, frame_->best_effort_timestamp);
 
     const auto format = static_cast<AVPixelFormat>(frame_->format);
     if (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
@@ -323,6 +435,12 @@ class FfmpegSource final : public FrameSource {
   ff::SwsPtr scaler_;
   PlaneMemory memory_;
   std::optional<FramePool> pool_;
+  DecodeMode decode_mode_ = DecodeMode::Software;
+  int cuda_device_ = -1;
+  std::unique_ptr<NvdecDevice> nvdec_;  // decode: auto|nvdec, when NVDEC can take the stream
+  std::atomic<bool> on_nvdec_{false};   // frames come from NVDEC (get_format may change it)
+  mutable std::mutex nvdec_mutex_;
+  std::string nvdec_reason_;            // why NVDEC is not used (auto) or failed (nvdec)
   VideoInfo info_;
   OnDecodeError on_error_ = OnDecodeError::Skip;
   DecodeErrors errors_;

@@ -29,7 +29,8 @@ class FrameSource {
   virtual const VideoInfo& info() const = 0;
   // The next frame, or nullopt at the end of the stream. Throws MediaError on failure.
   virtual std::optional<Frame> read() = 0;
-  // Name of the decoder in use, e.g. "h264 (software)" or "testsrc".
+  // Name of the decoder in use, e.g. "h264 (nvdec)", "h264 (software)" or "testsrc"; where
+  // NVDEC was asked for (auto) but not used, why: "h264 (software; NVDEC: ...)".
   virtual std::string decoder_name() const = 0;
   // Asks a blocking read() to give up soon (live sources); safe from another thread.
   virtual void interrupt() {}
@@ -43,8 +44,15 @@ class FrameSource {
   virtual const ReconnectStats* reconnect_stats() const { return nullptr; }
 };
 
+// Where FFmpeg inputs are decoded. Nvdec: on the GPU (FFmpeg's CUDA hwaccel), frames stay
+// in device memory as NV12 (see Frame::layout); an input NVDEC cannot decode fails. Auto:
+// NVDEC where it can, else software, saying why (decoder_name()). Software: on the CPU.
+enum class DecodeMode { Auto, Nvdec, Software };
+
 struct SourceOptions {
   PlaneMemory memory;  // where frames are made (see open_source)
+  DecodeMode decode = DecodeMode::Software;
+  int cuda_device = -1;  // the GPU that NVDEC decodes on (Auto and Nvdec)
   OnDecodeError on_error = OnDecodeError::Skip;
   const std::atomic<bool>* stop = nullptr;  // see open_source
   // Network inputs: a read that delivers nothing for this long fails (the stream is lost);

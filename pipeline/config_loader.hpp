@@ -32,6 +32,7 @@ struct ConfigOverrides {
   std::optional<std::string> output;        // -o: replaces the output of the first encode stage
   std::optional<std::string> device;        // --device
   std::optional<std::string> drop;          // --drop
+  std::optional<std::string> decoder;       // --decoder: `decode` of every decode stage (and stream)
   std::vector<std::string> sets;            // --set ID.PARAM=VALUE (VALUE parsed as YAML)
 };
 

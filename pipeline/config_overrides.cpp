@@ -101,6 +101,19 @@ void apply_sets_to_streams(RawPipeline& raw) {
   raw.streams.front().input = stage;
 }
 
+// --decoder sets `decode` on every decode stage, and on each stream's copy of one.
+void override_decoders(RawPipeline& raw, const std::string& decoder, std::vector<ConfigIssue>& issues) {
+  const RawValue value{YAML::Node(decoder), option("--decoder")};
+  bool found = false;
+  for (auto& stage : raw.stages)
+    if (stage.type == "decode") {
+      stage.params["decode"] = value;
+      found = true;
+    }
+  for (auto& stream : raw.streams) stream.input.params["decode"] = value;
+  if (!found && raw.stages_usable) issues.push_back(option("--decoder").issue("the pipeline has no decode stage"));
+}
+
 }  // namespace
 
 void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::vector<ConfigIssue>& issues) {
@@ -114,6 +127,7 @@ void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::ve
   if (overrides.output) override_first(raw, "encode", "output", *overrides.output, "-o", issues);
   if (overrides.device) raw.device = RawValue{YAML::Node(*overrides.device), option("--device")};
   if (overrides.drop) raw.drop = RawValue{YAML::Node(*overrides.drop), option("--drop")};
+  if (overrides.decoder) override_decoders(raw, *overrides.decoder, issues);
   for (const auto& set : overrides.sets) apply_set(raw, set, issues);
   apply_sets_to_streams(raw);
 }

@@ -367,9 +367,12 @@ class Run {
           slots_->end_stage(slot, i);
           ++n.timing.frames;
         } else {
-          // A sink fed straight by a source takes the decoded host frame: no round trip.
+          // A sink fed straight by a source takes the decoded host frame: no round trip. (A
+          // frame NVDEC decoded is on the device already, and its I420 form is the node's.)
           const int in = n.graph->inputs[0];
-          const Frame& frame = nodes_[in].role() == StageRole::Source ? sources_of[in] : work.frames[in];
+          const bool host_source =
+              nodes_[in].role() == StageRole::Source && sources_of[in].location == MemoryLocation::Host;
+          const Frame& frame = host_source ? sources_of[in] : work.frames[in];
           work.deliveries.emplace_back(i, slots_->to_host(frame, slot));
         }
       }
@@ -592,6 +595,12 @@ class Run {
   void collect_stats() {
     for (auto& n : nodes_) {
       if (n.role() == StageRole::Source) {
+        // NVDEC may turn the stream down at its first picture, after the open (auto goes on
+        // in software): the summary and stats name the decoder that did the work.
+        if (auto decoder = n.source().decoder_name(); decoder != n.timing.decoder) {
+          spdlog::warn("{}: decoder {}", n.timing.id, decoder);
+          n.timing.decoder = std::move(decoder);
+        }
         n.timing.decode_errors = n.source().decode_errors();
         if (n.queue) n.timing.frames_dropped = n.queue->dropped();
         stats_.frames_dropped += n.timing.frames_dropped;

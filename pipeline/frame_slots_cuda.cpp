@@ -13,6 +13,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_image.hpp"
 #include "cuda/plane_memory.hpp"
+#include "cuda/split_chroma.hpp"
 #include "cuda/stream.hpp"
 #include "pipeline/frame_slots.hpp"
 
@@ -42,7 +43,7 @@ class CudaFrameSlots final : public FrameSlots {
   FrameContext& context(int slot) override { return slots_[slot]->context; }
 
   Frame to_device(const Frame& frame, int slot) override {
-    if (frame.location == MemoryLocation::Device) return frame;
+    if (frame.location == MemoryLocation::Device) return device_frame(frame, slot);
     Frame out = pool(device_pools_, frame, device_memory_).acquire();
     out.copy_timing_from(frame);
     copy_planes(frame, out, cudaMemcpyHostToDevice, slot);
@@ -99,6 +100,28 @@ class CudaFrameSlots final : public FrameSlots {
     auto& p = pools[{like.width, like.height}];
     if (!p) p = std::make_unique<FramePool>(like.width, like.height, memory);
     return *p;
+  }
+
+  // A frame already on the device (NVDEC's): the slot's stream waits until its producer has
+  // written it; NV12 gets its chroma split into pooled I420 planes while the luma is read
+  // in place. The caller keeps `frame` (and so the decoder's buffer) until the slot retires.
+  Frame device_frame(const Frame& frame, int slot) {
+    cudaStream_t stream = slots_[slot]->stream.get();
+    if (frame.ready) FP_CUDA_CHECK(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.ready.get()), 0));
+    if (frame.layout == PlaneLayout::I420) return frame;
+    auto& frames = pool(device_pools_, frame, device_memory_);
+    Frame out;
+    out.width = frame.width;
+    out.height = frame.height;
+    out.location = MemoryLocation::Device;
+    out.device = frame.device;
+    out.copy_timing_from(frame);
+    out.planes[0] = frame.planes[0];
+    out.planes[1] = frames.acquire_chroma();
+    out.planes[2] = frames.acquire_chroma();
+    const Plane& uv = frame.planes[1];
+    cuda::split_chroma(uv.data, uv.pitch, out.planes[1].view(), out.planes[2].view(), stream);
+    return out;
   }
 
   void copy_planes(const Frame& from, Frame& to, cudaMemcpyKind kind, int slot) {

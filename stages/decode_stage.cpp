@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
+
 #include "media/frame_source.hpp"
 #include "media/stream_uri.hpp"
 #include "media/v4l2_uri.hpp"
@@ -20,8 +22,16 @@ class DecodeStage final : public SourceStage {
         error_log_(name_) {}
 
   VideoInfo open() override {
-    // Decoded frames go to the GPU next when the pipeline runs there.
+    // Decoded frames go to the GPU next when the pipeline runs there: NVDEC decodes them
+    // there (auto, nvdec); software decoding writes them where the upload reads fastest.
     options_.memory = host_staging_memory_for(device_);
+    if (device_.kind == DeviceKind::Cuda) {
+      options_.cuda_device = device_.ordinal;
+    } else if (options_.decode == DecodeMode::Nvdec) {
+      throw std::runtime_error(name_ + ": decode: nvdec needs the pipeline on a GPU (device: cuda), not the CPU");
+    } else {
+      options_.decode = DecodeMode::Software;  // auto: the CPU pipeline reads host frames
+    }
     options_.on_reconnect = reconnect_logger(name_, options_.reconnect);
     source_ = open_source(uri_, options_);
     return source_->info();
@@ -75,6 +85,13 @@ StageSpec decode_stage_spec() {
        .type = ParamType::String,
        .help = "what to read (the pipeline's top-level `input` sets it); rtsp://user:pass@host/path?transport=udp|tcp "
                "(tcp by default); v4l2:///dev/video0?size=1280x720&fps=30&format=mjpeg (each optional)"},
+      {.name = "decode",
+       .type = ParamType::Enum,
+       .help = "where to decode files and streams: nvdec (the GPU's video decoder; frames stay on the GPU), software "
+               "(FFmpeg on the CPU, then one upload), or auto: nvdec when the pipeline runs on a GPU and NVDEC takes the "
+               "stream (8-bit 4:2:0 H.264, HEVC, VP9, AV1...), else software; the summary and stats say which and why",
+       .default_value = std::string("auto"),
+       .keywords = {"auto", "nvdec", "software"}},
       {.name = "on_error",
        .type = ParamType::Enum,
        .help = "a damaged packet or frame: skip it (counted, warned about) or stop the run with an error",
@@ -94,6 +111,10 @@ StageSpec decode_stage_spec() {
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     SourceOptions options;
     options.on_error = params.text("on_error") == "stop" ? OnDecodeError::Stop : OnDecodeError::Skip;
+    const auto& decode = params.text("decode");
+    options.decode = decode == "nvdec"  ? DecodeMode::Nvdec
+                     : decode == "auto" ? DecodeMode::Auto
+                                        : DecodeMode::Software;
     options.stop = context.stop;
     options.network_timeout_ms = static_cast<int>(params.integer("timeout_ms"));
     // auto: forever for live URIs, whose end means the sender went away; off for files and

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Verifies framepipe on a GPU machine (the project's H100, through the device tool):
 # configure with CUDA on, build, run every test (GPU tests included), run the GPU tests and
-# a multi-slot GPU pipeline (and four streams of it in one process) under compute-sanitizer
+# a multi-slot GPU pipeline (and four streams of it in one process, from testsrc and from
+# NVDEC) under compute-sanitizer
 # memcheck, racecheck and synccheck, run
 # the default pipeline for its throughput, and the benchmark. Exits non-zero when the build,
 # any test, any sanitizer, any pipeline run or the benchmark fails.
@@ -73,8 +74,9 @@ if [[ $steps == *" sanitizers "* ]]; then
       awk -v bin="$1" '/^[^ ]/ { suite = $1 } /^  / { print bin, suite $1 }'
   }
   {
-    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:-*1080p*:*4K*:*3840*'
+    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:-*1080p*:*4K*:*3840*'
     list_tests test_gpu_executor '*'
+    list_tests test_nvdec '*'
   } >"$sanitizer_dir/tests"
   sanitize_one() {  # tool binary test
     local log
@@ -109,6 +111,10 @@ if [[ $steps == *" sanitizers "* ]]; then
   # flight on a small input, under every tool.
   run_dir=build-gpu/pipeline-run
   mkdir -p "$run_dir"
+  # An H.264 file for the NVDEC runs below (the fused output of a short run).
+  (cd "$run_dir" && ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 -q \
+    -i 'testsrc://192x108@25?noise=20&frames=12' --set out.output=nvdec-input.mp4) >"$logs/pipeline-nvdec-input.log" 2>&1 ||
+    failed "making the NVDEC input"
   for tool in $tools; do
     (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 3 -q \
@@ -127,6 +133,15 @@ if [[ $steps == *" sanitizers "* ]]; then
     echo "compute-sanitizer $tool pipeline (4 streams): exit $rc;" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-streams-$tool.log" | tail -1)"
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream pipeline"
+    # Four streams decoded on NVDEC: decoded surfaces read in place by the slots' kernels.
+    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec \
+      --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
+      -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4) >"$logs/pipeline-nvdec-$tool.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool pipeline (4 NVDEC streams): exit $rc;" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-nvdec-$tool.log" | tail -1)"
+    [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream NVDEC pipeline"
   done
 fi
 

@@ -124,6 +124,35 @@ TEST(Cli, DropPolicyFromTheFileOrTheCommandLine) {
       << result.output;
 }
 
+// `--decoder` sets where every decode stage decodes; NVDEC needs the pipeline on a GPU, and
+// a bad value is a usage error that names the option. (NVDEC itself: tests/pipeline/test_nvdec.)
+TEST(Cli, DecoderOptionReachesEveryDecodeStage) {
+  TempDir dir("cli-decoder");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  ASSERT_EQ(run_framepipe({"run", "p.yaml", "-q"}, dir.path()).exit_code, 0);
+  auto result = run_framepipe({"run", "p.yaml", "-i", "out.mp4", "-o", "copy.mp4", "--device", "cpu", "--decoder",
+                               "software", "-q", "--stats-json", "s.json"},
+                              dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "s.json"))["stages"][0]["decoder"], "h264 (software)");
+  // auto on the CPU decodes in software, without a reason to give
+  result = run_framepipe({"run", "p.yaml", "-i", "out.mp4", "-o", "copy.mp4", "--device", "cpu", "-q", "--stats-json",
+                          "a.json"},
+                         dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "a.json"))["stages"][0]["decoder"], "h264 (software)");
+  result = run_framepipe({"run", "p.yaml", "-i", "out.mp4", "-o", "nv.mp4", "--device", "cpu", "--decoder", "nvdec"},
+                         dir.path());
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("out.mp4: decode: nvdec needs the pipeline on a GPU"), std::string::npos)
+      << result.output;
+  EXPECT_FALSE(fs::exists(dir / "nv.mp4"));
+  result = run_framepipe({"run", "p.yaml", "--decoder", "sideways"}, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--decoder: must be one of auto|nvdec|software (got 'sideways')"), std::string::npos)
+      << result.output;
+}
+
 TEST(Cli, OverridesReplaceInputOutputAndParameters) {
   TempDir dir("cli-overrides");
   write_file(dir / "p.yaml", kSmallPipeline);

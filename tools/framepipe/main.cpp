@@ -35,6 +35,10 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
                  "When the graph falls behind its input: drop the oldest or newest queued frame, or never "
                  "(the source waits); auto (default): oldest for live inputs, never for files")
       ->type_name("auto|oldest|newest|never");
+  cmd.add_option("--decoder", overrides.decoder,
+                 "Where inputs are decoded: nvdec (the GPU's video decoder), software, or auto (default: NVDEC when "
+                 "the pipeline runs on a GPU and NVDEC takes the stream); sets `decode` of every decode stage")
+      ->type_name("auto|nvdec|software");
 }
 
 }  // namespace
