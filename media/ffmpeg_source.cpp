@@ -35,6 +35,9 @@ namespace {
 // packet) before the input counts as unreadable: a bound, so that nothing spins forever.
 constexpr int kMaxFailuresInARow = 100;
 
+// Frame threads for NVDEC on files (see set_up_nvdec).
+constexpr int kNvdecFrameThreads = 4;
+
 class FfmpegSource final : public FrameSource {
  public:
   // `uri_` is the masked form: it names the input in every message.
@@ -43,6 +46,7 @@ class FfmpegSource final : public FrameSource {
         memory_(options.memory),
         decode_mode_(options.decode),
         cuda_device_(options.cuda_device),
+        frames_held_(options.frames_held),
         on_error_(options.on_error),
         stop_(options.stop),
         also_stop_(also_stop),
@@ -215,6 +219,15 @@ class FfmpegSource final : public FrameSource {
     if (decoder_->hw_device_ctx == nullptr) fail_stream("cannot use the GPU for decoding", AVERROR(ENOMEM));
     decoder_->opaque = this;
     decoder_->get_format = &FfmpegSource::choose_format;
+    // FFmpeg hands out NVDEC's own output surfaces (no copy), each held until the frame is
+    // released: the decoder needs one for every frame the run may hold beside its
+    // reference frames, or it stops with "No decoder surfaces left" when the graph is slow.
+    decoder_->extra_hw_frames = frames_held_;
+    // Frame threads each hold a surface more and add a frame of delay; NVDEC does the
+    // decoding, so a few suffice to keep it busy on files (submitting the next picture
+    // while one is mapped), and live streams use one, for latency.
+    if (decoder_->thread_type & FF_THREAD_FRAME) decoder_->thread_count = kNvdecFrameThreads;
+    else decoder_->thread_count = 1;
     on_nvdec_.store(true);
   }
 
@@ -437,6 +450,7 @@ class FfmpegSource final : public FrameSource {
   std::optional<FramePool> pool_;
   DecodeMode decode_mode_ = DecodeMode::Software;
   int cuda_device_ = -1;
+  int frames_held_ = 8;
   std::unique_ptr<NvdecDevice> nvdec_;  // decode: auto|nvdec, when NVDEC can take the stream
   std::atomic<bool> on_nvdec_{false};   // frames come from NVDEC (get_format may change it)
   mutable std::mutex nvdec_mutex_;

@@ -53,6 +53,9 @@ struct SourceOptions {
   PlaneMemory memory;  // where frames are made (see open_source)
   DecodeMode decode = DecodeMode::Software;
   int cuda_device = -1;  // the GPU that NVDEC decodes on (Auto and Nvdec)
+  // Decoded frames the caller may hold at once (queued and in flight): NVDEC's decoder
+  // keeps a surface for each, beside those its own reference frames need.
+  int frames_held = 8;
   OnDecodeError on_error = OnDecodeError::Skip;
   const std::atomic<bool>* stop = nullptr;  // see open_source
   // Network inputs: a read that delivers nothing for this long fails (the stream is lost);

@@ -58,6 +58,23 @@ class EventPool : public std::enable_shared_from_this<EventPool> {
   std::vector<cudaEvent_t> free_;
 };
 
+// The context current on this thread (the primary context of the device cudaSetDevice
+// chose), through the driver's entry point: linking libcuda itself would keep every
+// program of the build from starting on a machine without a driver (CI).
+CUcontext current_context(int ordinal) {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &function, 4000, cudaEnableDefault, &found), ordinal,
+        "cannot reach the driver");
+  if (found != cudaDriverEntryPointSuccess || function == nullptr)
+    throw MediaError("NVDEC on " + gpu_name(ordinal) + ": the driver lacks cuCtxGetCurrent");
+  CUcontext context = nullptr;
+  if (reinterpret_cast<GetCurrent>(function)(&context) != CUDA_SUCCESS || context == nullptr)
+    throw MediaError("NVDEC on " + gpu_name(ordinal) + ": no current CUDA context");
+  return context;
+}
+
 class CudaNvdecDevice final : public NvdecDevice {
  public:
   explicit CudaNvdecDevice(int ordinal) : ordinal_(ordinal), events_(std::make_shared<EventPool>(ordinal)) {
@@ -68,24 +85,26 @@ class CudaNvdecDevice final : public NvdecDevice {
     check(cudaSetDevice(ordinal), ordinal, "cudaSetDevice");
     check(cudaFree(nullptr), ordinal, "cannot start the GPU's context");
 
-    AVDictionary* options = nullptr;
-    av_dict_set(&options, "primary_ctx", "1", 0);  // framepipe's kernels run in the primary context
-    AVBufferRef* device = nullptr;
-    const int ret = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, std::to_string(ordinal).c_str(), options, 0);
-    av_dict_free(&options);
-    if (ret < 0) throw MediaError("NVDEC on " + gpu_name(ordinal) + ": FFmpeg cannot open the GPU: " + av_error_text(ret), ret);
-    device_.reset(device);
+    // FFmpeg is handed the context itself: asked to open the primary context on its own, it
+    // insists on its scheduling flags (blocking sync) and refuses one that is already
+    // active with the runtime's defaults ("Operation not supported").
+    CUcontext primary = current_context(ordinal);
+    device_.reset(av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA));
+    if (!device_) throw MediaError("NVDEC on " + gpu_name(ordinal) + ": out of memory", AVERROR(ENOMEM));
+    auto* context = reinterpret_cast<AVHWDeviceContext*>(device_->data);
+    static_cast<AVCUDADeviceContext*>(context->hwctx)->cuda_ctx = primary;
 
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), ordinal, "cudaStreamCreate");
-    auto* context = reinterpret_cast<AVHWDeviceContext*>(device_->data);
-    // FFmpeg reads the stream when a decoder starts, which is later. The context owns it
-    // from here: frames still held after the source is gone keep the context, and with it
-    // the stream, alive; its free callback destroys the stream last.
+    // The context owns the stream from here: frames still held after the source is gone
+    // keep the context, and with it the stream, alive; its free callback destroys the
+    // stream last. (The primary context is the runtime's: FFmpeg does not release it.)
     static_cast<AVCUDADeviceContext*>(context->hwctx)->stream = stream;
     context->user_opaque = stream;
     context->free = [](AVHWDeviceContext* c) { cudaStreamDestroy(static_cast<cudaStream_t>(c->user_opaque)); };
     stream_ = stream;
+    if (const int ret = av_hwdevice_ctx_init(device_.get()); ret < 0)
+      throw MediaError("NVDEC on " + gpu_name(ordinal) + ": FFmpeg cannot use the GPU: " + av_error_text(ret), ret);
   }
 
   AVBufferRef* context() const override { return device_.get(); }

@@ -95,7 +95,8 @@ class Run {
     for (const auto& g : graph_.nodes()) {
       Node node;
       node.graph = &g;
-      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count(), options.stop});
+      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count(),
+                                                                    static_cast<int>(options.queue_depth), options.stop});
       node.timing.id = g.stage->id;
       node.timing.type = g.stage->type;
       for (const auto& param : g.spec->params) {

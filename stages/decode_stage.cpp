@@ -120,6 +120,8 @@ StageSpec decode_stage_spec() {
     // auto: forever for live URIs, whose end means the sender went away; off for files and
     // everything else, whose end is the end of the video.
     options.reconnect = reconnect_policy(params, is_live_uri(params.text("uri")));
+    // Queued, in the slots, one in the graph's hands and one the source is pushing.
+    options.frames_held = context.queue_depth + context.slots + 2;
     return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device);
   };
   return spec;

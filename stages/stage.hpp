@@ -36,6 +36,10 @@ struct StageContext {
   // Frames in flight at once. On CUDA each has its own stream, so a stage keeps one set of
   // per-frame device scratch (workspaces, results) per slot; on the CPU there is one.
   int slots = 1;
+  // Frames a source's output may wait in before the graph takes them (the queue between
+  // the source's thread and the graph's): with `slots`, how many decoded frames the run
+  // holds at once, which a decoder with a fixed pool of surfaces (NVDEC) must allow for.
+  int queue_depth = 4;
   // The run's stop request (Ctrl-C, SIGTERM), or null. Blocking work outside the executor's
   // threads — opening a network input on the graph's thread — polls it to give up at once.
   const std::atomic<bool>* stop = nullptr;

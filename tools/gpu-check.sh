@@ -26,6 +26,15 @@ failed() {  # what
   echo "FAILED: $1"
   status=1
 }
+# NVDEC's driver runs a kernel of its own when FFmpeg maps a decoded picture, which racecheck
+# cannot instrument: it reports "failure to track a kernel launch" and counts it as an error
+# (exit 3) although it found no race. Such a run counts as clean when that is its only error:
+# no race reported, in any of our kernels.
+only_untracked_driver_launch() {  # tool rc log
+  [ "$1" = racecheck ] && [ "$2" = 3 ] && grep -q "failure to track a kernel launch" "$3" &&
+    ! grep -q "Race reported" "$3" && grep -q "RACECHECK SUMMARY: 1 hazard displayed (1 error" "$3"
+}
+export -f only_untracked_driver_launch
 # On every exit: the logs worth reading, as few files as the device tool takes back.
 keep_logs() {
   [ -n "${OUT:-}" ] || return 0
@@ -84,6 +93,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$1" --error-exitcode 3 \
       "build-gpu/bin/$2" --gtest_filter="$3" >"$log" 2>&1
     local rc=$?
+    only_untracked_driver_launch "$1" "$rc" "$log" && rc=0
     # A test of host code alone (argument checks) launches nothing for the tool to watch.
     grep -q "terminated before first instrumented API call" "$log" && rc=host-only
     # A test that skips itself in small-sizes mode (one that needs a large frame) ran
@@ -139,6 +149,10 @@ if [[ $steps == *" sanitizers "* ]]; then
       --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
       -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4) >"$logs/pipeline-nvdec-$tool.log" 2>&1
     rc=$?
+    if only_untracked_driver_launch "$tool" "$rc" "$logs/pipeline-nvdec-$tool.log"; then
+      echo "  (racecheck: the only error is NVDEC's untracked driver kernel; no race reported)"
+      rc=0
+    fi
     echo "compute-sanitizer $tool pipeline (4 NVDEC streams): exit $rc;" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-nvdec-$tool.log" | tail -1)"
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream NVDEC pipeline"

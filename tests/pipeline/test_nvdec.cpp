@@ -85,7 +85,7 @@ class NvdecTest : public ::testing::Test {
   fs::path make_h264(const std::string& name, int width, int height, int count,
                      AVPixelFormat format = AV_PIX_FMT_YUV420P) {
     VideoWriteSpec spec{.encoder = "libx264", .muxer = "mp4", .pix_fmt = format, .gop = 12};
-    spec.encoder_options = "preset=veryfast:bframes=2";
+    spec.encoder_options = "preset=veryfast";  // with B-frames
     if (const auto reason = cannot_write(spec); !reason.empty()) throw std::runtime_error(reason);
     const fs::path path = dir_ / name;
     write_video(spec, path.string(), testsrc_frames(width, height, count));
