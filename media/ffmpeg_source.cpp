@@ -203,6 +203,10 @@ class FfmpegSource final : public FrameSource {
   void set_up_nvdec() {
     if (decode_mode_ == DecodeMode::Software) return;
     std::string reason = nvdec_unsupported_reason(codec_, *stream_->codecpar);
+    // NVDEC conceals damage without saying so (no frame comes out flagged), so a run that
+    // must stop at the first damaged frame is decoded where damage is seen.
+    if (reason.empty() && decode_mode_ == DecodeMode::Auto && on_error_ == OnDecodeError::Stop)
+      reason = "on_error: stop needs the software decoder's reports of damaged frames";
     if (reason.empty()) {
       try {
         nvdec_ = open_nvdec_device(cuda_device_);
