@@ -1,5 +1,6 @@
-// Encoded and raw outputs: libx264 into mp4/matroska/mpegts files, an HLS playlist, or a
-// network stream (MPEG-TS over UDP or SRT, RTSP publish); raw frames into .y4m.
+// Encoded and raw outputs: libx264 (or NVENC: h264_nvenc, hevc_nvenc, auto) into
+// mp4/matroska/mpegts files, an HLS playlist, or a network stream (MPEG-TS over UDP or SRT,
+// RTSP publish); raw frames into .y4m.
 //
 // Network outputs: every blocking call (connect, write, trailer) has a deadline polled by
 // FFmpeg's interrupt callback, so a receiver that stops reading fails that output within
@@ -62,10 +63,7 @@ class FfmpegSink final : public FrameSink {
     create_muxer();
     // y4m stores no timestamps, only a frame rate taken from the stream time base.
     const Rational time_base = !raw_ && ff::positive(info.time_base) ? info.time_base : Rational{frame_rate_.den, frame_rate_.num};
-    if (raw_)
-      open_raw_encoder(time_base);
-    else
-      open_x264(time_base);
+    open_encoder(time_base);
     add_stream();
     allocate_buffers();
     open_output();
@@ -130,7 +128,11 @@ class FfmpegSink final : public FrameSink {
     release();
   }
 
-  std::string encoder_name() const override { return raw_ ? "rawvideo (y4m)" : "libx264"; }
+  std::string encoder_name() const override {
+    if (raw_) return "rawvideo (y4m)";
+    if (!nvenc_.empty()) return nvenc_;
+    return nvenc_refusal_.empty() ? "libx264" : "libx264 (NVENC: " + nvenc_refusal_ + ")";
+  }
   std::int64_t frames_written() const override { return frames_; }
 
  private:
@@ -231,6 +233,77 @@ class FfmpegSink final : public FrameSink {
     // start from: an IDR, not just an I-frame.
     if (is_network_output(target_.kind))
       if (const int ret = ff::dict_set(opts, "forced-idr", "1"); ret < 0) ff::fail(path_, "bad forced-idr", ret);
+  }
+
+  void open_encoder(Rational time_base) {
+    const std::string& codec = options_.codec;
+    if (raw_) {
+      open_raw_encoder(time_base);
+    } else if (codec == "h264_nvenc" || codec == "hevc_nvenc") {
+      open_nvenc(codec, time_base);
+    } else if (codec == "auto") {
+      try {
+        open_nvenc("h264_nvenc", time_base);
+      } catch (const MediaError& e) {
+        // No NVENC here (no such encoder in this FFmpeg, no NVIDIA driver, a GPU without
+        // one such as the H100): libx264, and the encoder name says why.
+        nvenc_refusal_ = e.what();
+        if (const auto at = nvenc_refusal_.find("h264_nvenc"); at != std::string::npos)
+          nvenc_refusal_ = nvenc_refusal_.substr(at);
+        encoder_.reset();
+        open_x264(time_base);
+      }
+    } else {
+      open_x264(time_base);
+    }
+  }
+
+  // NVENC through FFmpeg's encoder, on frames from the host: FFmpeg uploads each frame to
+  // the encoder itself. Quality as x264's crf (NVENC's constant-quality `cq`), speed from
+  // x264's preset names mapped onto NVENC's p1 (fastest) .. p7.
+  void open_nvenc(const std::string& name, Rational time_base) {
+    const SinkOptions& options = options_;
+    const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
+    if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no " + name + " encoder");
+    if ((width_ % 2) != 0 || (height_ % 2) != 0)
+      ff::fail(path_, name + " encodes even sizes only (this output is " + std::to_string(width_) + "x" +
+                          std::to_string(height_) + ")");
+    encoder_.reset(avcodec_alloc_context3(codec));
+    if (!encoder_) ff::fail(path_, "cannot allocate the encoder", AVERROR(ENOMEM));
+    encoder_->pix_fmt = AV_PIX_FMT_YUV420P;
+    set_common(time_base);
+    if ((format_->oformat->flags & AVFMT_GLOBALHEADER) != 0) encoder_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    ff::DictionaryPtr opts;
+    const std::string cq = std::to_string(options.crf);
+    const char* preset = nvenc_preset(options.preset);
+    if (const int ret = ff::dict_set(opts, "preset", preset); ret < 0) ff::fail(path_, "bad preset", ret);
+    if (const int ret = ff::dict_set(opts, "rc", "vbr"); ret < 0) ff::fail(path_, "bad rc", ret);
+    if (const int ret = ff::dict_set(opts, "cq", cq.c_str()); ret < 0) ff::fail(path_, "bad cq", ret);
+    encoder_->bit_rate = 0;  // quality alone decides (cq), as x264's crf
+    if (options.low_latency) {
+      if (const int ret = ff::dict_set(opts, "tune", "ull"); ret < 0) ff::fail(path_, "bad tune", ret);
+      if (const int ret = ff::dict_set(opts, "zerolatency", "1"); ret < 0) ff::fail(path_, "bad zerolatency", ret);
+      if (const int ret = ff::dict_set(opts, "delay", "0"); ret < 0) ff::fail(path_, "bad delay", ret);
+      encoder_->max_b_frames = 0;
+      format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+    }
+    set_key_frames(opts);
+    const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
+    if (ret < 0)
+      ff::fail(path_, "cannot open encoder " + name + ": no NVENC on this machine (no NVIDIA driver, or a GPU without "
+                          "a video encoder such as the H100)",
+               ret);
+    nvenc_ = name;
+  }
+
+  static const char* nvenc_preset(const std::string& x264_preset) {
+    if (x264_preset == "ultrafast" || x264_preset == "superfast") return "p1";
+    if (x264_preset == "veryfast") return "p2";
+    if (x264_preset == "faster") return "p3";
+    if (x264_preset == "fast") return "p4";
+    if (x264_preset == "medium") return "p5";
+    if (x264_preset == "slow") return "p6";
+    return "p7";
   }
 
   void open_x264(Rational time_base) {
@@ -469,6 +542,8 @@ class FfmpegSink final : public FrameSink {
   }
 
   std::string path_;  // names the output in messages (without a password)
+  std::string nvenc_;          // the NVENC encoder in use, or empty
+  std::string nvenc_refusal_;  // codec auto: why NVENC did not open (then libx264)
   OutputTarget target_;
   bool raw_;
   int width_;

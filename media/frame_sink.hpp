@@ -15,7 +15,9 @@ namespace fp {
 
 struct SinkOptions {
   std::string path;          // output file or URL; "null" (or empty) for the null sink
-  std::string codec = "h264";  // h264 | rawvideo (forced for .y4m)
+  // h264 (libx264) | h264_nvenc | hevc_nvenc (the GPU's encoder; fails where there is none)
+  // | auto (h264_nvenc where it opens, else libx264, saying why) | rawvideo (forced for .y4m)
+  std::string codec = "h264";
   int crf = 18;              // libx264 constant rate factor, 0..51
   std::string preset = "veryfast";
   // Live outputs: x264 tune=zerolatency (no lookahead, sliced threads), no B-frames, periodic

@@ -141,8 +141,9 @@ std::string output_target_problem(std::string_view output, std::string_view code
     return e.what();
   }
   if (target.kind == OutputKind::Null) return "";
-  if (!codec.empty() && codec != "h264" && codec != "rawvideo")
-    return "unsupported codec '" + std::string(codec) + "' (use h264 or rawvideo)";
+  if (!codec.empty() && codec != "h264" && codec != "rawvideo" && codec != "auto" && codec != "h264_nvenc" &&
+      codec != "hevc_nvenc")
+    return "unsupported codec '" + std::string(codec) + "' (use h264, h264_nvenc, hevc_nvenc, auto or rawvideo)";
   // .y4m holds raw frames whatever codec is asked for; raw frames fit no other output.
   const bool raw = target.muxer == "yuv4mpegpipe";
   if (codec == "rawvideo" && !raw) return "codec rawvideo needs a .y4m output (this output takes h264)";

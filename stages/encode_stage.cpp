@@ -61,8 +61,11 @@ StageSpec encode_stage_spec() {
       {.name = "output", .type = ParamType::Path,
        .help = "output file (its extension picks the container), .m3u8 (HLS), udp://host:port or srt://host:port "
                "(MPEG-TS), rtsp://host:port/path?transport=tcp|udp (publish); null discards"},
-      {.name = "codec", .type = ParamType::Enum, .help = "video codec (rawvideo is implied by .y4m)",
-       .default_value = std::string("h264"), .keywords = {"h264", "rawvideo"}},
+      {.name = "codec", .type = ParamType::Enum,
+       .help = "h264 (libx264 on the CPU), h264_nvenc or hevc_nvenc (the GPU's video encoder, NVENC: GeForce/RTX, L4, "
+               "A10...; fails where there is none, e.g. the H100), auto (h264_nvenc where it opens, else libx264, "
+               "saying why), rawvideo (implied by .y4m)",
+       .default_value = std::string("h264"), .keywords = {"h264", "h264_nvenc", "hevc_nvenc", "auto", "rawvideo"}},
       {.name = "crf", .type = ParamType::Int, .help = "H.264 constant rate factor: lower is better quality",
        .default_value = std::int64_t{18}, .range = {.min = 0, .max = 51}},
       {.name = "preset", .type = ParamType::Enum, .help = "H.264 speed/size trade-off",

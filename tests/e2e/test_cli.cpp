@@ -153,6 +153,33 @@ TEST(Cli, DecoderOptionReachesEveryDecodeStage) {
       << result.output;
 }
 
+// NVENC: `auto` encodes with h264_nvenc where it opens and with libx264 elsewhere (CI has
+// no GPU, the H100 no NVENC), saying why; h264_nvenc asked for by name fails alone where it
+// cannot open, naming the output. On a machine with NVENC both write every frame.
+TEST(Cli, NvencCodecFallsBackUnderAutoAndFailsAloneByName) {
+  TempDir dir("cli-nvenc");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  auto result = run_framepipe({"run", "p.yaml", "--set", "out.codec=auto", "-q", "--stats-json", "a.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(count_frames(dir / "out.mp4"), 6);
+  std::string encoder;
+  const auto stats = nlohmann::json::parse(std::ifstream(dir / "a.json"));
+  for (const auto& stage : stats["stages"])
+    if (stage["id"] == "out") encoder = stage["encoder"];
+  EXPECT_TRUE(encoder == "h264_nvenc" || encoder.rfind("libx264 (NVENC: h264_nvenc", 0) == 0) << encoder;
+
+  result = run_framepipe({"run", "p.yaml", "--set", "out.codec=h264_nvenc", "-o", "nv.mp4"}, dir.path());
+  if (result.exit_code == 0) {
+    EXPECT_EQ(count_frames(dir / "nv.mp4"), 6);
+  } else {
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    EXPECT_NE(result.output.find("out: nv.mp4: cannot open encoder h264_nvenc: no NVENC on this machine"),
+              std::string::npos)
+        << result.output;
+    EXPECT_EQ(count_lines(dir / "hist.jsonl"), 6) << "the other output goes on";
+  }
+}
+
 TEST(Cli, OverridesReplaceInputOutputAndParameters) {
   TempDir dir("cli-overrides");
   write_file(dir / "p.yaml", kSmallPipeline);
