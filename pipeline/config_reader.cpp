@@ -1,5 +1,7 @@
 #include "pipeline/config_reader.hpp"
 
+#include "pipeline/config_input_files.hpp"
+
 #include "pipeline/config_param_group.hpp"
 #include "pipeline/config_suggest.hpp"
 #include "pipeline/config_yaml.hpp"
@@ -36,10 +38,58 @@ void read_stages(const YAML::Node& list, RawPipeline& raw, std::vector<ConfigIss
     if (auto stage = read_stage(list[i], i, raw.file, issues)) raw.stages.push_back(std::move(*stage));
 }
 
+// `inputs: {glob: PATTERN, ...}` or `{list: FILE, ...}`: what the pattern matches or the
+// file lists, or nothing when that cannot be had (the problem goes to `issues`).
+std::vector<NamedInput> expand_input_files(const YAML::Node& node, const Origin& origin, std::vector<ConfigIssue>& issues) {
+  if (node["glob"] && node["list"]) {
+    issues.push_back(origin.issue("give `glob` (a file pattern) or `list` (a file of inputs), not both"));
+    return {};
+  }
+  const std::string key = node["glob"] ? "glob" : "list";
+  const YAML::Node source = node[key];
+  const Origin at = origin_of(source, origin, "inputs." + key);
+  if (!source.IsScalar() || source.Scalar().empty()) {
+    issues.push_back(at.issue(std::string("must be ") +
+                              (key == "glob" ? "a file pattern such as cams/*.mp4" : "the path of a file listing one input a line") +
+                              " (got " + describe_node(source) + ")"));
+    return {};
+  }
+  if (node["uri"]) {
+    issues.push_back(at.issue("`" + key + "` names the inputs: no `uri` beside it"));
+    return {};
+  }
+  return key == "glob" ? expand_input_glob(source.Scalar(), at, issues)
+                       : read_input_list_file(source.Scalar(), at, issues);
+}
+
+// One stream per input expanded; the map's other keys are decode parameters for each.
+void read_input_files(const RawValue& value, const std::string& file, RawPipeline& raw,
+                      std::vector<ConfigIssue>& issues) {
+  auto inputs = expand_input_files(value.node, value.origin, issues);
+  // Nothing to expand (already reported): the stages are still checked against one input
+  // rather than all reported as having none.
+  if (inputs.empty()) inputs.push_back({"", "0"});
+  YAML::Node parameters = YAML::Clone(value.node);
+  for (const char* key : {"glob", "list", "uri"}) parameters.remove(key);
+  const YAML::Node source = value.node["glob"] ? value.node["glob"] : value.node["list"];
+  const Origin at = origin_of(source, value.origin, "inputs");
+  for (const auto& input : inputs) {
+    YAML::Node item = YAML::Clone(parameters);
+    item["uri"] = input.uri;
+    RawStream stream{.name = input.name, .name_origin = at};
+    stream.input = top_level_input_stage(RawValue{item, at}, file, issues, "inputs");
+    raw.streams.push_back(std::move(stream));
+  }
+}
+
 // `inputs:`: each item is what `input:` takes (a URI, or a map of the decode stage's
-// parameters), and a map may also give the stream's `name`.
+// parameters), and a map may also give the stream's `name`; or a map with `glob` or `list`.
 void read_input_list(const RawValue& list, const std::string& file, RawPipeline& raw, std::vector<ConfigIssue>& issues) {
   raw.streams_origin = list.origin;
+  if (list.node.IsMap() && (list.node["glob"] || list.node["list"])) {
+    read_input_files(list, file, raw, issues);
+    return;
+  }
   const bool is_list = list.node.IsSequence() && list.node.size() > 0;
   if (!is_list)
     issues.push_back(list.origin.issue("must be a non-empty list of inputs: URIs, or maps such as {uri: URI, name: NAME} "

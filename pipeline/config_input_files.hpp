@@ -1,0 +1,29 @@
+// `inputs: {glob: 'cams/*.mp4'}` and `inputs: {list: cams.txt}`: many inputs named by one
+// pattern or one file, expanded when the pipeline is read so that validation sees every
+// stream (and a pattern that matches nothing is an error with its line).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/config_raw.hpp"
+
+namespace fp {
+
+struct NamedInput {
+  std::string uri;
+  std::string name;  // the stream's name ({stream} in output paths)
+};
+
+// The files matching `pattern`, sorted. Wildcards (* ? [...]) only in the file name: the
+// folder is listed, not searched, so a pattern cannot walk a whole file system. Streams
+// are named after the files' stems (cam1.mp4 -> cam1), or by index when two stems clash.
+std::vector<NamedInput> expand_input_glob(const std::string& pattern, const Origin& at,
+                                          std::vector<ConfigIssue>& issues);
+
+// The inputs listed in a text file, one per line: `URI` or `URI NAME`; blank lines and
+// lines starting with '#' are skipped. Unnamed inputs are named by their index.
+std::vector<NamedInput> read_input_list_file(const std::string& path, const Origin& at,
+                                             std::vector<ConfigIssue>& issues);
+
+}  // namespace fp
