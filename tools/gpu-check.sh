@@ -13,7 +13,9 @@
 # FRAMEPIPE_COMMIT=$(git describe --always --dirty) in the command.
 #
 # Environment: STEPS (default "tests sanitizers pipelines bench": any subset, so that a long
-# check can be split over several calls of one warm machine), SANITIZER_TOOLS (default
+# check can be split over several calls of one warm machine; with a fresh build the whole
+# check takes longer than the device tool's 10 minutes a call: run "tests" first, then
+# "sanitizers", then "pipelines bench"), SANITIZER_TOOLS (default
 # "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process).
 # Extra arguments go to ctest (e.g. -R GpuExecutor).
 set -uo pipefail
@@ -145,7 +147,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream pipeline"
     # Four streams decoded on NVDEC: decoded surfaces read in place by the slots' kernels.
     (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec \
+      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec --frames 6 \
       --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
       -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4) >"$logs/pipeline-nvdec-$tool.log" 2>&1
     rc=$?
