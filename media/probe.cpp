@@ -6,6 +6,7 @@
 
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
+#include "media/hw_decode.hpp"
 #include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
 
@@ -79,7 +80,14 @@ ProbeResult probe(const std::string& uri) {
       if (chosen >= 0 && static_cast<int>(i) != chosen)
         desc.decoder = fmt::format("not used (framepipe reads stream #{})", chosen);
       else
+      {
         desc.decoder = decoder != nullptr ? ff::software_decoder_name(decoder) : "none (unsupported codec)";
+        if (decoder != nullptr) {
+          const auto reason = nvdec_unsupported_reason(decoder, *par);
+          desc.gpu_decoder = reason.empty() ? std::string(decoder->name) + " (nvdec)"
+                                            : std::string(decoder->name) + " (software; NVDEC: " + reason + ")";
+        }
+      }
     } else if (par->codec_type == AVMEDIA_TYPE_AUDIO) {
       desc.details = audio_details(par);
     }

@@ -3,6 +3,7 @@
 
 #include "media/probe.hpp"
 #include "media_test_util.hpp"
+#include "test_media_files.hpp"
 
 namespace fp {
 namespace {
@@ -24,6 +25,23 @@ TEST(Probe, DescribesAnMp4MadeHere) {
   EXPECT_EQ(video.codec, "h264");
   EXPECT_EQ(video.details, "320x240 yuv420p 30 fps, 30 frames");
   EXPECT_EQ(video.decoder, "h264 (software)");
+  // On a GPU: NVDEC, where this FFmpeg has its H.264 hwaccel (Debian's and the GPU
+  // machine's both have).
+  EXPECT_TRUE(video.gpu_decoder == "h264 (nvdec)" ||
+              video.gpu_decoder == "h264 (software; NVDEC: FFmpeg here has no NVDEC decoder for h264)")
+      << video.gpu_decoder;
+}
+
+// 4:4:4 is not what framepipe reads from NVDEC: probe says a GPU would decode it in software.
+TEST(Probe, SaysWhyAGpuWouldNotUseNvdec) {
+  const test::VideoWriteSpec spec{.muxer = "matroska", .pix_fmt = AV_PIX_FMT_YUV444P, .encoder_options = "preset=ultrafast"};
+  if (const auto reason = test::cannot_write(spec); !reason.empty()) GTEST_SKIP() << reason;
+  test::ScratchDir dir;
+  const std::string path = dir.file("full_chroma.mkv");
+  test::write_video(spec, path, test::testsrc_frames(64, 48, 3));
+  const auto video = probe(path).streams.at(0);
+  EXPECT_EQ(video.decoder, "h264 (software)");
+  EXPECT_EQ(video.gpu_decoder.rfind("h264 (software; NVDEC: ", 0), 0u) << video.gpu_decoder;
 }
 
 TEST(Probe, DescribesTheSyntheticSource) {

@@ -72,6 +72,7 @@ int probe_command(const std::string& uri) {
   for (const auto& s : result.streams) {
     fmt::print("  stream {}: {} {} {}\n", s.index, s.type, s.codec, s.details);
     if (!s.decoder.empty()) fmt::print("    decoder: {}\n", s.decoder);
+    if (!s.gpu_decoder.empty()) fmt::print("    on a GPU: {}\n", s.gpu_decoder);
   }
   return kOk;
 }
