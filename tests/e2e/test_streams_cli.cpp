@@ -118,8 +118,11 @@ TEST(StreamsCli, FailFastStopsEveryStreamAtTheFirstFailure) {
   EXPECT_NE(result.output.find("stream 2: missing.mp4"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("stopped (another stream failed)"), std::string::npos) << result.output;
   // A stream stopped while still opening made no output; one that had opened it finalized it.
-  for (const char* file : {"0.mkv", "1.mkv"})
-    if (fs::exists(dir / file)) EXPECT_GT(fs::file_size(dir / file), 0u) << file;
+  for (const char* file : {"0.mkv", "1.mkv"}) {
+    if (fs::exists(dir / file)) {
+      EXPECT_GT(fs::file_size(dir / file), 0u) << file;
+    }
+  }
 }
 
 TEST(StreamsCli, CtrlCFinalizesEveryStream) {
