@@ -40,8 +40,4 @@ std::string format_fps(Rational fps) {
   return text;
 }
 
-std::string software_decoder_name(const AVCodec* codec) {
-  return codec == nullptr ? std::string("none") : std::string(codec->name) + " (software)";
-}
-
 }  // namespace fp::ff

@@ -24,7 +24,5 @@ inline bool positive(Rational r) { return r.num > 0 && r.den > 0; }
 // "30", "29.97", "23.976": frames per second for people.
 std::string format_fps(Rational fps);
 
-// The name framepipe reports for a software decoder, e.g. "h264 (software)".
-std::string software_decoder_name(const AVCodec* codec);
 
 }  // namespace fp::ff

@@ -228,11 +228,11 @@ class FfmpegSink final : public FrameSink {
       encoder_->gop_size = one_second;
     }
     if (intra_refresh)
-      if (const int ret = ff::dict_set(opts, "intra-refresh", "1"); ret < 0) ff::fail(path_, "bad intra-refresh", ret);
+      set_option(opts, "intra-refresh", "1");
     // A network output that reconnects restarts its stream with a key frame the receiver can
     // start from: an IDR, not just an I-frame.
     if (is_network_output(target_.kind))
-      if (const int ret = ff::dict_set(opts, "forced-idr", "1"); ret < 0) ff::fail(path_, "bad forced-idr", ret);
+      set_option(opts, "forced-idr", "1");
   }
 
   void open_encoder(Rational time_base) {
@@ -240,60 +240,70 @@ class FfmpegSink final : public FrameSink {
     if (raw_) {
       open_raw_encoder(time_base);
     } else if (codec == "h264_nvenc" || codec == "hevc_nvenc") {
-      open_nvenc(codec, time_base);
+      if (auto refusal = open_nvenc(codec, time_base); !refusal.empty()) ff::fail(path_, "cannot open encoder " + refusal);
     } else if (codec == "auto") {
-      try {
-        open_nvenc("h264_nvenc", time_base);
-      } catch (const MediaError& e) {
-        // No NVENC here (no such encoder in this FFmpeg, no NVIDIA driver, a GPU without
-        // one such as the H100): libx264, and the encoder name says why.
-        nvenc_refusal_ = e.what();
-        if (const auto at = nvenc_refusal_.find("h264_nvenc"); at != std::string::npos)
-          nvenc_refusal_ = nvenc_refusal_.substr(at);
-        encoder_.reset();
-        open_x264(time_base);
-      }
+      // No NVENC here (no such encoder in this FFmpeg, no NVIDIA driver, a GPU without one
+      // such as the H100): libx264, and the encoder name says why.
+      nvenc_refusal_ = open_nvenc("h264_nvenc", time_base);
+      if (!nvenc_refusal_.empty()) open_x264(time_base);
     } else {
       open_x264(time_base);
     }
   }
 
-  // NVENC through FFmpeg's encoder, on frames from the host: FFmpeg uploads each frame to
-  // the encoder itself. Quality as x264's crf (NVENC's constant-quality `cq`), speed from
-  // x264's preset names mapped onto NVENC's p1 (fastest) .. p7.
-  void open_nvenc(const std::string& name, Rational time_base) {
-    const SinkOptions& options = options_;
-    const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
-    if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no " + name + " encoder");
-    if ((width_ % 2) != 0 || (height_ % 2) != 0)
-      ff::fail(path_, name + " encodes even sizes only (this output is " + std::to_string(width_) + "x" +
-                          std::to_string(height_) + ")");
+  // The steps every encoder shares: its context for `codec` in `pix_fmt`, the stream's
+  // size and timing, and (mp4, matroska: SPS/PPS once in the header; mpegts repeats them
+  // in-band) a global header where the container wants one.
+  void start_encoder(const AVCodec* codec, AVPixelFormat pix_fmt, Rational time_base) {
     encoder_.reset(avcodec_alloc_context3(codec));
     if (!encoder_) ff::fail(path_, "cannot allocate the encoder", AVERROR(ENOMEM));
-    encoder_->pix_fmt = AV_PIX_FMT_YUV420P;
+    encoder_->pix_fmt = pix_fmt;
     set_common(time_base);
     if ((format_->oformat->flags & AVFMT_GLOBALHEADER) != 0) encoder_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  }
+
+  void set_option(ff::DictionaryPtr& opts, const char* key, const char* value) {
+    if (const int ret = ff::dict_set(opts, key, value); ret < 0) ff::fail(path_, std::string("bad ") + key, ret);
+  }
+
+  // latency: low for any H.264/HEVC encoder: no B-frames holding frames back, and every
+  // packet handed to the file or network at once. (The encoder's own tuning is its caller's.)
+  void set_low_latency() {
+    encoder_->max_b_frames = 0;
+    format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+  }
+
+  // NVENC through FFmpeg's encoder, on frames from the host: FFmpeg uploads each frame to
+  // the encoder itself. Quality as x264's crf (NVENC's constant-quality `cq`), speed from
+  // x264's preset names mapped onto NVENC's p1 (fastest) .. p7. "" when it opened, else
+  // "NAME: why not" (and no encoder is left open).
+  std::string open_nvenc(const std::string& name, Rational time_base) {
+    const SinkOptions& options = options_;
+    const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
+    if (codec == nullptr) return name + ": not in this FFmpeg build";
+    if ((width_ % 2) != 0 || (height_ % 2) != 0)
+      return name + ": even sizes only (this output is " + std::to_string(width_) + "x" + std::to_string(height_) + ")";
+    start_encoder(codec, AV_PIX_FMT_YUV420P, time_base);
     ff::DictionaryPtr opts;
-    const std::string cq = std::to_string(options.crf);
-    const char* preset = nvenc_preset(options.preset);
-    if (const int ret = ff::dict_set(opts, "preset", preset); ret < 0) ff::fail(path_, "bad preset", ret);
-    if (const int ret = ff::dict_set(opts, "rc", "vbr"); ret < 0) ff::fail(path_, "bad rc", ret);
-    if (const int ret = ff::dict_set(opts, "cq", cq.c_str()); ret < 0) ff::fail(path_, "bad cq", ret);
+    set_option(opts, "preset", nvenc_preset(options.preset));
+    set_option(opts, "rc", "vbr");
+    set_option(opts, "cq", std::to_string(options.crf).c_str());
     encoder_->bit_rate = 0;  // quality alone decides (cq), as x264's crf
     if (options.low_latency) {
-      if (const int ret = ff::dict_set(opts, "tune", "ull"); ret < 0) ff::fail(path_, "bad tune", ret);
-      if (const int ret = ff::dict_set(opts, "zerolatency", "1"); ret < 0) ff::fail(path_, "bad zerolatency", ret);
-      if (const int ret = ff::dict_set(opts, "delay", "0"); ret < 0) ff::fail(path_, "bad delay", ret);
-      encoder_->max_b_frames = 0;
-      format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+      set_option(opts, "tune", "ull");
+      set_option(opts, "zerolatency", "1");
+      set_option(opts, "delay", "0");
+      set_low_latency();
     }
     set_key_frames(opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
-    if (ret < 0)
-      ff::fail(path_, "cannot open encoder " + name + ": no NVENC on this machine (no NVIDIA driver, or a GPU without "
-                          "a video encoder such as the H100)",
-               ret);
+    if (ret < 0) {
+      encoder_.reset();
+      return name + ": no NVENC on this machine (no NVIDIA driver, or a GPU without a video encoder such as the H100): " +
+             av_error_text(ret);
+    }
     nvenc_ = name;
+    return "";
   }
 
   static const char* nvenc_preset(const std::string& x264_preset) {
@@ -311,28 +321,22 @@ class FfmpegSink final : public FrameSink {
     if (options.crf < 0 || options.crf > 51) ff::fail(path_, "crf must be 0..51 (got " + std::to_string(options.crf) + ")");
     const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
     if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no libx264");
-    encoder_.reset(avcodec_alloc_context3(codec));
-    if (!encoder_) ff::fail(path_, "cannot allocate the encoder", AVERROR(ENOMEM));
     const bool odd = (width_ % 2) != 0 || (height_ % 2) != 0;
-    encoder_->pix_fmt = odd ? AV_PIX_FMT_YUV444P : AV_PIX_FMT_YUV420P;
-    set_common(time_base);
+    start_encoder(codec, odd ? AV_PIX_FMT_YUV444P : AV_PIX_FMT_YUV420P, time_base);
     encoder_->thread_count = 0;  // x264 picks its thread count from the cores
-    // mp4 and matroska carry SPS/PPS once in the header; mpegts repeats them in-band.
-    if ((format_->oformat->flags & AVFMT_GLOBALHEADER) != 0) encoder_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 
     ff::DictionaryPtr opts;
     const std::string crf = std::to_string(options.crf);
-    if (const int ret = ff::dict_set(opts, "preset", options.preset.c_str()); ret < 0) ff::fail(path_, "bad preset", ret);
-    if (const int ret = ff::dict_set(opts, "crf", crf.c_str()); ret < 0) ff::fail(path_, "bad crf", ret);
+    set_option(opts, "preset", options.preset.c_str());
+    set_option(opts, "crf", crf.c_str());
     if (options.low_latency) {
       // A frame in, its packet out: no lookahead or B-frames holding frames back. Instead of
       // a key frame every second (a frame several times the size of the others, which takes
       // that much longer to encode and to send, and delays the frames behind it), a column
       // of intra blocks sweeps the picture once a second (periodic intra refresh): a viewer
       // joining, or a receiver after a loss, has a whole picture within a second.
-      if (const int ret = ff::dict_set(opts, "tune", "zerolatency"); ret < 0) ff::fail(path_, "bad tune", ret);
-      encoder_->max_b_frames = 0;
-      format_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+      set_option(opts, "tune", "zerolatency");
+      set_low_latency();
     }
     set_key_frames(opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
@@ -345,10 +349,7 @@ class FfmpegSink final : public FrameSink {
     // rawvideo packets: the bytes on disk are the planes as given, bit for bit.
     const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_WRAPPED_AVFRAME);
     if (codec == nullptr) ff::fail(path_, "cannot write y4m: this FFmpeg build has no wrapped_avframe encoder");
-    encoder_.reset(avcodec_alloc_context3(codec));
-    if (!encoder_) ff::fail(path_, "cannot allocate the encoder", AVERROR(ENOMEM));
-    encoder_->pix_fmt = AV_PIX_FMT_YUV420P;
-    set_common(time_base);
+    start_encoder(codec, AV_PIX_FMT_YUV420P, time_base);
     if (const int ret = avcodec_open2(encoder_.get(), codec, nullptr); ret < 0)
       ff::fail(path_, "cannot open the y4m writer", ret);
   }
@@ -431,9 +432,7 @@ class FfmpegSink final : public FrameSink {
   ff::DictionaryPtr muxer_settings() {
     const SinkOptions& options = options_;
     ff::DictionaryPtr opts;
-    auto set = [&](const char* key, const std::string& value) {
-      if (const int ret = ff::dict_set(opts, key, value.c_str()); ret < 0) ff::fail(path_, std::string("bad ") + key, ret);
-    };
+    auto set = [&](const char* key, const std::string& value) { set_option(opts, key, value.c_str()); };
     if (target_.kind == OutputKind::Hls) {
       set("hls_time", fmt::format("{:g}", options.hls_segment_seconds));
       set("hls_list_size", std::to_string(options.hls_playlist_size));

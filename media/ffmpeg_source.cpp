@@ -12,8 +12,8 @@
 #include "core/frame_pool.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
-#include "media/io_deadline.hpp"
 #include "media/hw_decode.hpp"
+#include "media/io_deadline.hpp"
 #include "media/media_error.hpp"
 #include "media/memory_source.hpp"
 #include "media/nvdec_device.hpp"
@@ -76,11 +76,7 @@ class FfmpegSource final : public FrameSource {
 
   const VideoInfo& info() const override { return info_; }
   std::string decoder_name() const override {
-    if (codec_ == nullptr) return "none";
-    if (on_nvdec_.load()) return std::string(codec_->name) + " (nvdec)";
-    std::lock_guard lock(nvdec_mutex_);
-    if (nvdec_reason_.empty()) return ff::software_decoder_name(codec_);
-    return std::string(codec_->name) + " (software; NVDEC: " + nvdec_reason_ + ")";
+    return decoder_description(codec_, on_nvdec_.load(), on_nvdec_.load() ? std::string() : nvdec_reason());
   }
   void interrupt() override { interrupted_.store(true); }
   const DecodeErrors& decode_errors() const override { return errors_; }
@@ -253,12 +249,9 @@ class FfmpegSource final : public FrameSource {
       self->on_nvdec_.store(true);
       return AV_PIX_FMT_CUDA;
     }
-    const char* name = av_get_pix_fmt_name(context->sw_pix_fmt);
-    std::string reason = !cuda_offered ? "the GPU's NVDEC refused the stream (profile or size; -v shows FFmpeg's reason)"
-                                       : std::string("the stream became ") + (name != nullptr ? name : "unknown") +
-                                             "; framepipe reads NVDEC's 8-bit 4:2:0 (NV12) frames only";
     try {
-      self->set_nvdec_reason(std::move(reason));
+      self->set_nvdec_reason(!cuda_offered ? "the GPU's NVDEC refused the stream (profile or size; -v shows FFmpeg's reason)"
+                                           : nvdec_format_refusal(context->sw_pix_fmt));
     } catch (...) {
       // Out of memory for the text: the decoder name just lacks the reason.
     }

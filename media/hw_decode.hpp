@@ -18,4 +18,11 @@ std::string nvdec_unsupported_reason(const AVCodec* codec, const AVCodecParamete
 // executor reads (8-bit 4:2:0; 10-bit and 4:4:4 would be P010 and YUV444P).
 bool nvdec_gives_nv12(AVPixelFormat software_format);
 
+// Why framepipe does not take NVDEC's frames for a stream of this format ("" when it does).
+std::string nvdec_format_refusal(AVPixelFormat software_format);
+
+// The decoder as framepipe reports it: "h264 (nvdec)", "h264 (software)", or, when NVDEC
+// was wanted but not used, "h264 (software; NVDEC: <why>)".
+std::string decoder_description(const AVCodec* codec, bool nvdec, const std::string& nvdec_refusal);
+
 }  // namespace fp

@@ -81,11 +81,10 @@ ProbeResult probe(const std::string& uri) {
         desc.decoder = fmt::format("not used (framepipe reads stream #{})", chosen);
       else
       {
-        desc.decoder = decoder != nullptr ? ff::software_decoder_name(decoder) : "none (unsupported codec)";
+        desc.decoder = decoder != nullptr ? decoder_description(decoder, false, "") : "none (unsupported codec)";
         if (decoder != nullptr) {
           const auto reason = nvdec_unsupported_reason(decoder, *par);
-          desc.gpu_decoder = reason.empty() ? std::string(decoder->name) + " (nvdec)"
-                                            : std::string(decoder->name) + " (software; NVDEC: " + reason + ")";
+          desc.gpu_decoder = decoder_description(decoder, reason.empty(), reason);
         }
       }
     } else if (par->codec_type == AVMEDIA_TYPE_AUDIO) {

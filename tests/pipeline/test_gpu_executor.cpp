@@ -21,8 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
-
 std::vector<Frame> read_all(const fs::path& file) {
   auto source = open_source(file.string());
   std::vector<Frame> frames;

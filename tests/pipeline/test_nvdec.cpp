@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -21,21 +20,13 @@
 #include "pipeline/executor.hpp"
 #include "stages/stage.hpp"
 #include "tests/cuda/gpu_test.hpp"
+#include "tests/media/media_test_util.hpp"
 #include "tests/media/test_media_files.hpp"
 
 namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
-
-std::vector<Frame> read_all(const fs::path& file) {
-  auto source = open_source(file.string());
-  std::vector<Frame> frames;
-  while (auto frame = source->read()) frames.push_back(std::move(*frame));
-  return frames;
-}
 
 // The first differing sample of two frames, or "" when every plane is equal.
 std::string first_difference(const Frame& a, const Frame& b) {
@@ -113,8 +104,8 @@ class NvdecTest : public ::testing::Test {
   // Every frame of NAME-A and NAME-B equal, for the decoded and the smoothed output.
   void expect_same_outputs(const std::string& a, const std::string& b, std::size_t frames) {
     for (const std::string suffix : {".y4m", "-smooth.y4m"}) {
-      const auto fa = read_all(dir_ / (a + suffix));
-      const auto fb = read_all(dir_ / (b + suffix));
+      const auto fa = read_all((dir_ / (a + suffix)).string());
+      const auto fb = read_all((dir_ / (b + suffix)).string());
       ASSERT_EQ(fa.size(), frames) << a << suffix;
       ASSERT_EQ(fb.size(), frames) << b << suffix;
       int bad = 0;
