@@ -1,6 +1,7 @@
 // Files, network streams and cameras: FFmpeg demuxes and decodes, on NVDEC (frames stay on
-// the GPU as NV12, see nvdec_device.hpp) or in software (in threads; frames are copied
-// (yuv420p) or converted (anything else) into pooled I420 frames). Damaged packets and
+// the GPU as NV12, see nvdec_device.hpp) or in software (in threads; yuv420p pictures are
+// decoded straight into pooled planes (decode_buffers.hpp), anything else is converted into
+// pooled I420 frames). Damaged packets and
 // frames are counted and skipped, or end the stream (OnDecodeError).
 #include <atomic>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/frame_pool.hpp"
+#include "media/decode_buffers.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/ffmpeg_input.hpp"
 #include "media/hw_decode.hpp"
@@ -179,6 +181,8 @@ class FfmpegSource final : public FrameSource {
     // resilience is on by default with frame threads) and counted through their flags.
     // AV_CODEC_FLAG2_SHOW_ALL stays off: frames before the first keyframe are gray guesses.
     decoder_->err_recognition |= AV_EF_CRCCHECK;
+    decoder_->opaque = this;
+    decoder_->get_buffer2 = &FfmpegSource::get_buffer;
     set_up_nvdec();
     if (const int ret = avcodec_open2(decoder_.get(), codec_, nullptr); ret < 0)
       fail_stream(std::string("cannot open decoder ") + codec_->name, ret);
@@ -217,7 +221,6 @@ class FfmpegSource final : public FrameSource {
     }
     decoder_->hw_device_ctx = av_buffer_ref(nvdec_->context());
     if (decoder_->hw_device_ctx == nullptr) fail_stream("cannot use the GPU for decoding", AVERROR(ENOMEM));
-    decoder_->opaque = this;
     decoder_->get_format = &FfmpegSource::choose_format;
     // FFmpeg hands out NVDEC's own output surfaces (no copy), each held until the frame is
     // released: the decoder needs one for every frame the run may hold beside its
@@ -259,6 +262,10 @@ class FfmpegSource final : public FrameSource {
     return self->decode_mode_ == DecodeMode::Nvdec ? AV_PIX_FMT_NONE : software;
   }
 
+  static int get_buffer(AVCodecContext* context, AVFrame* frame, int flags) noexcept {
+    return static_cast<FfmpegSource*>(context->opaque)->buffers_.get_buffer(context, frame, flags);
+  }
+
   bool nvdec_refused() const { return decode_mode_ == DecodeMode::Nvdec && !on_nvdec_.load(); }
   std::string nvdec_reason() const {
     std::lock_guard lock(nvdec_mutex_);
@@ -292,6 +299,29 @@ class FfmpegSource final : public FrameSource {
     out.planes[1] = Plane{std::shared_ptr<std::uint8_t>(held, held->data[1]), held->data[1], chroma_width(out.width),
                           chroma_height(out.height), held->linesize[1]};
     out.ready = nvdec_->mark_written();
+    stamp(out, held->best_effort_timestamp);
+    return out;
+  }
+
+  // An I420 picture decoded into buffers_'s pooled planes (yuvj420p keeps its full-range
+  // values): the Frame takes the planes where they lie and holds the AVFrame, so that the
+  // buffers go back to their pool when both the decoder (a reference picture) and the
+  // pipeline are done with them.
+  Frame decoded_in_place() {
+    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) { av_frame_free(&f); });
+    if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
+    av_frame_move_ref(held.get(), frame_.get());
+    Frame out;
+    out.width = info_.width;
+    out.height = info_.height;
+    out.location = memory_.location;
+    out.device = memory_.device;
+    for (int p = 0; p < 3; ++p) {
+      const int width = p == 0 ? out.width : chroma_width(out.width);
+      const int height = p == 0 ? out.height : chroma_height(out.height);
+      out.planes[p] = Plane{std::shared_ptr<std::uint8_t>(held, held->data[p]), held->data[p], width, height,
+                            held->linesize[p]};
+    }
     stamp(out, held->best_effort_timestamp);
     return out;
   }
@@ -403,10 +433,10 @@ class FfmpegSource final : public FrameSource {
 
   // The frame has the pipeline's size (check_frame); only its pixel format may differ.
   Frame convert() {
+    const auto format = static_cast<AVPixelFormat>(frame_->format);
+    if (DecodeBuffers::takes(decoder_.get(), format)) return decoded_in_place();
     Frame out = acquire();
     stamp(out, frame_->best_effort_timestamp);
-
-    const auto format = static_cast<AVPixelFormat>(frame_->format);
     if (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
       // Already I420 (full-range yuvj420p keeps its values): a plain copy, no swscale.
       for (int p = 0; p < 3; ++p) {
@@ -435,6 +465,10 @@ class FfmpegSource final : public FrameSource {
   }
 
   std::string uri_;
+  PlaneMemory memory_;
+  // What software decoding decodes into. Declared before the decoder, whose threads may still
+  // ask it for buffers while the decoder is being closed.
+  DecodeBuffers buffers_{memory_};
   std::unique_ptr<ff::MemoryIo> io_;  // open_memory_source's bytes; outlives format_
   ff::InputFormatPtr format_;
   AVStream* stream_ = nullptr;
@@ -443,8 +477,7 @@ class FfmpegSource final : public FrameSource {
   ff::PacketPtr packet_;
   ff::FramePtr frame_;
   ff::SwsPtr scaler_;
-  PlaneMemory memory_;
-  std::optional<FramePool> pool_;
+  std::optional<FramePool> pool_;  // frames converted from other pixel formats
   DecodeMode decode_mode_ = DecodeMode::Software;
   int cuda_device_ = -1;
   int frames_held_ = 8;

@@ -1,7 +1,13 @@
 // testsrc -> sink -> file -> FFmpeg source: frame count, timestamps and pixels survive.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
 #include <ostream>
 
 #include "media/media_error.hpp"
@@ -189,23 +195,49 @@ TEST(Sink, NullSinkCountsFrames) {
   }
 }
 
-TEST(FfmpegSource, ReusesPooledFramesAndStopsWhenInterrupted) {
+// Software decoding writes each picture straight into the caller's memory (no copy), and the
+// buffers come back: once the decoder's reference pictures and its threads' frames are all
+// allocated, decoding allocates nothing more.
+TEST(FfmpegSource, DecodesIntoTheCallersPooledMemoryAndStopsWhenInterrupted) {
   ScratchDir dir;
   SinkOptions options;
   options.path = dir.file("clip.mp4");
-  transcode("testsrc://160x120?frames=10", options);
-  auto source = open_source(options.path);
-  const std::uint8_t* first = nullptr;
-  {
+  transcode("testsrc://160x120?frames=200", options);
+  struct Blocks {
+    std::mutex mutex;
+    std::vector<std::pair<const std::uint8_t*, std::size_t>> list;
+    bool holds(const Plane& plane) {
+      std::lock_guard lock(mutex);
+      const std::uint8_t* end = plane.data + (plane.height - 1) * plane.pitch + plane.width;
+      return std::any_of(list.begin(), list.end(),
+                         [&](const auto& b) { return plane.data >= b.first && end <= b.first + b.second; });
+    }
+    std::size_t count() {
+      std::lock_guard lock(mutex);
+      return list.size();
+    }
+  };
+  auto blocks = std::make_shared<Blocks>();
+  constexpr std::align_val_t kAlign{64};
+  PlaneMemory memory;
+  memory.allocate = [blocks, kAlign](std::size_t bytes) {
+    auto* p = static_cast<std::uint8_t*>(::operator new[](bytes, kAlign));
+    std::lock_guard lock(blocks->mutex);
+    blocks->list.emplace_back(p, bytes);
+    return p;
+  };
+  memory.release = [kAlign](std::uint8_t* p) { ::operator delete[](p, kAlign); };
+  auto source = open_source(options.path, SourceOptions{.memory = memory});
+  std::size_t halfway = 0;
+  for (int i = 0; i < 200; ++i) {
     auto frame = source->read();
-    ASSERT_TRUE(frame.has_value());
-    EXPECT_EQ(frame->sequence, 0);
-    first = frame->luma().data;
+    ASSERT_TRUE(frame.has_value()) << "frame " << i;
+    EXPECT_EQ(frame->sequence, i);
+    for (const Plane& plane : frame->planes) ASSERT_TRUE(blocks->holds(plane)) << "frame " << i << " was copied";
+    if (i == 99) halfway = blocks->count();
   }
-  auto second = source->read();
-  ASSERT_TRUE(second.has_value());
-  EXPECT_EQ(second->sequence, 1);
-  EXPECT_EQ(second->luma().data, first);
+  EXPECT_GT(halfway, 0U);
+  EXPECT_EQ(blocks->count(), halfway) << "the pools should have stopped growing";
   source->interrupt();
   EXPECT_FALSE(source->read().has_value());
 }
