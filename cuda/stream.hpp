@@ -28,7 +28,9 @@ class Stream {
 
 class Event {
  public:
-  Event() { FP_CUDA_CHECK(cudaEventCreate(&event_)); }
+  // cudaEventDefault: timed, and a host wait on it spins. See cudaEventCreateWithFlags for
+  // cudaEventBlockingSync (the waiting thread sleeps) and cudaEventDisableTiming.
+  explicit Event(unsigned flags = cudaEventDefault) { FP_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
   ~Event() {
     if (event_) cudaEventDestroy(event_);
   }

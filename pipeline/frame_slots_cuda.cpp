@@ -4,8 +4,11 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,14 +24,28 @@ namespace fp {
 
 namespace {
 
+// How the graph's thread waits for a slot's frame (FRAMEPIPE_GPU_WAIT). `block` (the
+// default): it sleeps until the GPU signals the slot's event. `spin`: it polls, which wakes a
+// few microseconds sooner but keeps a core busy for the whole frame time — with more streams
+// than cores the spinning threads take the CPU from the decoders, the sources and each
+// other (docs/bench/README.md has the measurement behind the default).
+unsigned done_event_flags() {
+  const char* text = std::getenv("FRAMEPIPE_GPU_WAIT");
+  const std::string mode = text != nullptr ? text : "block";
+  if (mode == "block") return cudaEventBlockingSync | cudaEventDisableTiming;
+  if (mode == "spin") return cudaEventDisableTiming;
+  throw std::invalid_argument("FRAMEPIPE_GPU_WAIT: expected block or spin (got '" + mode + "')");
+}
+
 class CudaFrameSlots final : public FrameSlots {
  public:
   CudaFrameSlots(int ordinal, int slots, int nodes)
       : device_memory_(cuda::device_plane_memory(ordinal)), pinned_memory_(cuda::pinned_plane_memory()) {
     if (slots < 1) throw std::invalid_argument("CudaFrameSlots: at least one slot");
     FP_CUDA_CHECK(cudaSetDevice(ordinal));
+    const unsigned done_flags = done_event_flags();
     for (int s = 0; s < slots; ++s) {
-      auto slot = std::make_unique<Slot>();
+      auto slot = std::make_unique<Slot>(done_flags);
       slot->context.slot = s;
       slot->context.stream = slot->stream.get();
       slot->stage_events.resize(static_cast<std::size_t>(nodes));
@@ -88,6 +105,7 @@ class CudaFrameSlots final : public FrameSlots {
     bool recorded = false;
   };
   struct Slot {
+    explicit Slot(unsigned done_flags) : done(done_flags) {}
     cuda::Stream stream;
     cuda::Event done;
     FrameContext context;

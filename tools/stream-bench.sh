@@ -11,10 +11,15 @@
 #     `ffmpeg -hwaccel cuda -hwaccel_output_format cuda ... -f null`) and the kernels'
 #     capacity (the same N streams from testsrc, which needs no decoding). Each row names
 #     the lower limit and framepipe's share of it. A stress row: the 108 Mb/s clip.
+#     Beside each N: the same run with the graph threads spinning on the GPU
+#     (FRAMEPIPE_GPU_WAIT=spin, the default is to sleep) and, on a machine with several
+#     GPUs, the streams spread over all of them (--device cuda:all).
 #  3. Live: LIVE_STREAMS camera-like streams paced at 30 fps (--realtime; --drop oldest, so
 #     that a stream that falls behind drops frames, as a camera's would) through the five
 #     stages with a histogram file each, for LIVE_SECONDS: drops, latency, GPU memory and
-#     RSS over time; then 4 paced streams with an x264 output each.
+#     RSS over time; then 4 paced streams with a low-latency x264 output each, of the
+#     denoised frames (what a camera pipeline records) and of the fused ones (which keep
+#     the noise: x264's hardest case).
 # Every figure is wall-clock: frames / seconds from start to exit, for every program alike.
 #
 #   tools/stream-bench.sh
@@ -100,7 +105,7 @@ run_framepipe() {  # group row clip streams args...
   shift 4
   local t0 t1
   t0=$(now)
-  "$framepipe" run "$@" --device "$device" -q --stats-json "fp-$row-$clip-$n.json" >"fp-$row-$clip-$n.log" 2>&1 ||
+  "$framepipe" run "$@" --device "${RUN_DEVICE:-$device}" -q --stats-json "fp-$row-$clip-$n.json" >"fp-$row-$clip-$n.log" 2>&1 ||
     { echo "  $row $clip N=$n: framepipe failed:"; tail -5 "fp-$row-$clip-$n.log"; status=1; return; }
   t1=$(now)
   record "$group" "$row" "$clip" "$n" "$(stats_frames "fp-$row-$clip-$n.json")" "$(awk "BEGIN { print $t1 - $t0 }")"
@@ -139,13 +144,19 @@ for clip in clean camera; do
   run_framepipe single framepipe-five-software $clip 1 five.yaml -i $clip.mp4 --decoder software
 done
 
-echo "2. N streams"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+echo "2. N streams ($gpus GPUs)"
 for n in $streams_list; do
   per=$((batch / n))
   [ $per -gt "$frames" ] && per=$frames
   [ $per -lt 100 ] && per=100
   mapfile -t args < <(inputs camera.mp4 "$n")
   run_framepipe scaling framepipe-five-nvdec camera "$n" five.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
+  FRAMEPIPE_GPU_WAIT=spin run_framepipe scaling framepipe-five-nvdec-spin camera "$n" five.yaml "${args[@]}" \
+    --decoder "$decoder" --frames "$per"
+  [ "$gpus" -gt 1 ] && [ "$n" -gt 1 ] &&
+    RUN_DEVICE=cuda:all run_framepipe scaling framepipe-five-nvdec-all-gpus camera "$n" five.yaml "${args[@]}" \
+      --decoder "$decoder" --frames "$per"
   run_ffmpeg scaling nvdec-capacity camera "$n" "$per" -hwaccel cuda -hwaccel_output_format cuda
   mapfile -t args < <(inputs "testsrc://1920x1080@30?noise=20&frames=$per&loop=30" "$n")
   run_framepipe scaling kernel-capacity testsrc "$n" five.yaml "${args[@]}"
@@ -182,9 +193,11 @@ live_run() {  # name streams seconds yaml extra-args...
     "\"stats\":\"$name.json\",\"memory\":\"$name-memory.txt\""
 }
 live_run live-five "$live_streams" "$live_seconds" five.yaml --set 'hist.output=live-{stream}.jsonl'
-# The five stages and a low-latency x264 output of the fused frames.
-{ cat five.yaml; echo '  - {id: out,     type: encode, input: fused, output: "enc-{stream}.ts", preset: veryfast, latency: low}'; } >encoded.yaml
-live_run live-encoded 4 "$encoded_seconds" encoded.yaml
+# The five stages and a low-latency x264 output: of the denoised frames, and of the fused ones.
+for what in denoise fused; do
+  { cat five.yaml; echo "  - {id: out,     type: encode, input: $what, output: \"enc-$what-{stream}.ts\", preset: veryfast, latency: low}"; } >"encoded-$what.yaml"
+  live_run "live-encoded-$what" 4 "$encoded_seconds" "encoded-$what.yaml"
+done
 
 python3 "$root/tools/stream_bench_report.py" "$results" "$("$framepipe" --version | head -1)" "$(nvidia-smi -L | head -1)" ||
   status=1

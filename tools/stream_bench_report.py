@@ -47,8 +47,12 @@ def scaling(rows, out, checks, plot):
     out.append("## N camera-like streams in one process (five stages, NVDEC)\n")
     out.append("NVDEC capacity: N concurrent `ffmpeg -hwaccel cuda -hwaccel_output_format cuda -f null`; "
                "kernel capacity: the same N streams from `testsrc` (no decoding). Both measured in this run.\n")
-    out.append("| clip | N | framepipe fps | NVDEC capacity | kernel capacity | limit | framepipe / limit | limited by |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---|")
+    out.append("Beside framepipe (graph threads sleeping while the GPU works, the default): the same run with them "
+               "spinning (`FRAMEPIPE_GPU_WAIT=spin`) and, where the machine has several GPUs, spread over all of them "
+               "(`--device cuda:all`; the limits are one GPU's).\n")
+    out.append("| clip | N | framepipe fps | spinning | all GPUs | NVDEC capacity | kernel capacity | limit | "
+               "framepipe / limit | limited by |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for group, clip in (("scaling", "camera"), ("stress", "noisy")):
         for r in [r for r in rows if r["group"] == group and r["row"] == "framepipe-five-nvdec"]:
             n = r["streams"]
@@ -64,8 +68,10 @@ def scaling(rows, out, checks, plot):
             name, limit = min(limits.items(), key=lambda kv: kv[1])
             share = fps(r) / limit
             cell = lambda x: f"{fps(x):.0f}" if x else "-"
-            out.append(f"| {clip} | {n} | {fps(r):.0f} | {cell(nvdec)} | {cell(kernels)} | {limit:.0f} | "
-                       f"{share:.2f} | {name} |")
+            spin = find(rows, group=group, row="framepipe-five-nvdec-spin", streams=n)
+            all_gpus = find(rows, group=group, row="framepipe-five-nvdec-all-gpus", streams=n)
+            out.append(f"| {clip} | {n} | {fps(r):.0f} | {cell(spin)} | {cell(all_gpus)} | {cell(nvdec)} | "
+                       f"{cell(kernels)} | {limit:.0f} | {share:.2f} | {name} |")
             if group == "scaling":
                 checks.append((f"N={n}: framepipe >= 0.9x min(NVDEC, kernels)", share, 0.9))
                 plot.append((n, fps(r), fps(nvdec) if nvdec else None, fps(kernels) if kernels else None))

@@ -42,8 +42,19 @@ void write_pipeline(const TempDir& dir) {
 const std::vector<std::string> kInputs = {"testsrc://96x64@25?frames=12&noise=10", "testsrc://96x64@25?frames=7&noise=30",
                                           "testsrc://96x64@25?frames=9", "testsrc://96x64@25?frames=15&noise=5"};
 
-void expect_streams_match_separate_runs(const std::string& device) {
-  TempDir dir("streams-match-" + device.substr(0, 4));
+// GPUs that `framepipe --version` lists (cuda:0 cuda:1 ...).
+int cli_gpu_count() {
+  const std::string version = run_framepipe({"--version"}).output;
+  int count = 0;
+  while (version.find("cuda:" + std::to_string(count) + " ") != std::string::npos) ++count;
+  return count;
+}
+
+// `device` for the run on all inputs; each input alone runs on `alone_device` (the same
+// device unless given).
+void expect_streams_match_separate_runs(const std::string& device, std::string alone_device = {}) {
+  if (alone_device.empty()) alone_device = device;
+  TempDir dir("streams-match-" + device.substr(0, 4) + (device == "cuda:all" ? "-all" : ""));
   write_pipeline(dir);
   std::vector<std::string> args = {"run", "p.yaml", "-q", "--device", device, "--stats-json", "stats.json"};
   for (const auto& uri : kInputs) args.insert(args.end(), {"-i", uri});
@@ -58,7 +69,7 @@ void expect_streams_match_separate_runs(const std::string& device) {
     EXPECT_EQ(stats["streams"][i]["stages"][0]["id"], name + "/input");  // ids say which stream
     frames += stats["streams"][i]["frames"].get<long long>();
     // The same input alone, in a separate process, into separate files.
-    const auto alone = run_framepipe({"run", "p.yaml", "-q", "--device", device, "-i", kInputs[i], "--set",
+    const auto alone = run_framepipe({"run", "p.yaml", "-q", "--device", alone_device, "-i", kInputs[i], "--set",
                                       "out.output=alone.y4m", "--set", "hist.output=alone.csv"},
                                      dir.path());
     ASSERT_EQ(alone.exit_code, 0) << alone.output;
@@ -75,6 +86,23 @@ TEST(StreamsCli, EachStreamWritesWhatARunOnItsInputAloneWrites) { expect_streams
 TEST(StreamsCli, EachStreamWritesWhatARunOnItsInputAloneWritesOnTheGpu) {
   FP_REQUIRE_CLI_GPU();
   expect_streams_match_separate_runs(cli_cuda_device());
+}
+
+// cuda:all puts stream i on GPU i mod the GPU count; each GPU computes what the first does.
+TEST(StreamsCli, CudaAllSpreadsTheStreamsOverEveryGpu) {
+  FP_REQUIRE_CLI_GPU();
+  const int gpus = cli_gpu_count();
+  if (gpus < 2) GTEST_SKIP() << "one GPU: spreading streams needs two";
+  expect_streams_match_separate_runs("cuda:all", cli_cuda_device());
+  TempDir dir("streams-all-gpus-devices");
+  write_pipeline(dir);
+  std::vector<std::string> args = {"run", "p.yaml", "-q", "--device", "cuda:all", "--stats-json", "stats.json"};
+  for (const auto& uri : kInputs) args.insert(args.end(), {"-i", uri});
+  const auto result = run_framepipe(args, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto stats = nlohmann::json::parse(read_bytes(dir / "stats.json"));
+  for (std::size_t i = 0; i < kInputs.size(); ++i)
+    EXPECT_EQ(stats["streams"][i]["device"], "cuda:" + std::to_string(static_cast<int>(i) % gpus)) << "stream " << i;
 }
 
 TEST(StreamsCli, AStreamThatFailsFailsAlone) {
