@@ -329,7 +329,9 @@ class Run {
       while (next_inputs(sources, progress)) {
         const int slot = static_cast<int>(submitted % slot_count);
         retire(slot, progress);
+        const auto t0 = Clock::now();
         enqueue(slot, std::exchange(sources, std::vector<Frame>(nodes_.size())));
+        stats_.enqueue_ms += ms_since(t0);
         ++submitted;
       }
     } catch (...) {
@@ -399,7 +401,9 @@ class Run {
     if (!work.pending) return;
     work.pending = false;
     std::vector<double> stage_ms(nodes_.size());
+    const auto t0 = Clock::now();
     slots_->wait(slot, stage_ms);
+    stats_.wait_ms += ms_since(t0);
     // Only the processing stages' times come from the slots; sources and sinks time
     // themselves on their own threads, which own their timing.
     for (std::size_t i = 0; i < nodes_.size(); ++i)

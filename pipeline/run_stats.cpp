@@ -77,6 +77,11 @@ std::string stats_to_json(const RunStats& stats) {
     stages.push_back(std::move(stage));
   }
   doc["outputs"] = stats.outputs;
+  const double frames = stats.frames > 0 ? static_cast<double>(stats.frames) : 1.0;
+  doc["graph_thread"] = {{"enqueue_ms", stats.enqueue_ms},
+                         {"wait_ms", stats.wait_ms},
+                         {"enqueue_us_per_frame", 1000.0 * stats.enqueue_ms / frames},
+                         {"wait_us_per_frame", 1000.0 * stats.wait_ms / frames}};
   return doc.dump(2);
 }
 

@@ -40,6 +40,11 @@ struct RunStats {
   std::vector<StageTiming> stages;  // in the pipeline's order, sources and sinks included
   LatencyHistogram latency_ms;      // per frame, arrival at the source -> written by each sink
   std::vector<std::string> outputs;  // files written
+  // The graph's thread: host time spent enqueueing frames (uploads, the stages' launches;
+  // on the CPU, the stages themselves) and blocked waiting for a slot's frame to complete.
+  // Enqueue time is what capturing a slot's work into a CUDA Graph could at most save.
+  double enqueue_ms = 0;
+  double wait_ms = 0;
 
   double fps() const { return wall_seconds > 0 ? static_cast<double>(frames) / wall_seconds : 0.0; }
 };

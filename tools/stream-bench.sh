@@ -74,7 +74,7 @@ make_clip() {  # name frames filter rate-control...
 }
 make_clip clean "$frames" "" -b:v 6M -maxrate 6M -bufsize 12M
 make_clip camera "$frames" "noise=alls=20:allf=t" -b:v 8M -maxrate 8M -bufsize 16M
-make_clip noisy "$((frames / 2))" "noise=alls=20:allf=t" -crf 12
+make_clip noisy "$((frames / 2))" "noise=alls=20:allf=t" -crf 18
 # The live clip: the camera clip three times over (copied, not re-encoded), 2 minutes at 30 fps.
 [ -s live.mp4 ] || ffmpeg -hide_banner -loglevel error -y -stream_loop 2 -i camera.mp4 -c copy live.mp4
 for c in clean camera noisy; do

@@ -43,6 +43,17 @@ def single_stream(rows, out, checks):
             checks.append((f"{clip}: framepipe decode-only >= 0.9x the best FFmpeg decode", best_fp / best_ff, 0.9))
 
 
+def enqueue_us(row):
+    """Mean over a framepipe run's streams of the graph thread's enqueue time a frame."""
+    try:
+        stats = json.load(open(f"fp-{row['row']}-{row['clip']}-{row['streams']}.json"))
+    except (OSError, ValueError):
+        return "-"
+    streams = stats.get("streams", [stats])
+    values = [s["graph_thread"]["enqueue_us_per_frame"] for s in streams if "graph_thread" in s]
+    return f"{sum(values) / len(values):.0f}" if values else "-"
+
+
 def scaling(rows, out, checks, plot):
     out.append("## N camera-like streams in one process (five stages, NVDEC)\n")
     out.append("NVDEC capacity: N concurrent `ffmpeg -hwaccel cuda -hwaccel_output_format cuda -f null`; "
@@ -50,9 +61,11 @@ def scaling(rows, out, checks, plot):
     out.append("Beside framepipe (graph threads sleeping while the GPU works, the default): the same run with them "
                "spinning (`FRAMEPIPE_GPU_WAIT=spin`) and, where the machine has several GPUs, spread over all of them "
                "(`--device cuda:all`; the limits are one GPU's).\n")
+    out.append("Enqueue: the graph threads' host time a frame spent enqueueing uploads and launches (mean over the "
+               "streams, µs) — the most that capturing a slot's work into a CUDA Graph could save.\n")
     out.append("| clip | N | framepipe fps | spinning | all GPUs | NVDEC capacity | kernel capacity | limit | "
-               "framepipe / limit | limited by |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+               "framepipe / limit | limited by | enqueue µs/frame |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for group, clip in (("scaling", "camera"), ("stress", "noisy")):
         for r in [r for r in rows if r["group"] == group and r["row"] == "framepipe-five-nvdec"]:
             n = r["streams"]
@@ -71,7 +84,7 @@ def scaling(rows, out, checks, plot):
             spin = find(rows, group=group, row="framepipe-five-nvdec-spin", streams=n)
             all_gpus = find(rows, group=group, row="framepipe-five-nvdec-all-gpus", streams=n)
             out.append(f"| {clip} | {n} | {fps(r):.0f} | {cell(spin)} | {cell(all_gpus)} | {cell(nvdec)} | "
-                       f"{cell(kernels)} | {limit:.0f} | {share:.2f} | {name} |")
+                       f"{cell(kernels)} | {limit:.0f} | {share:.2f} | {name} | {enqueue_us(r)} |")
             if group == "scaling":
                 checks.append((f"N={n}: framepipe >= 0.9x min(NVDEC, kernels)", share, 0.9))
                 plot.append((n, fps(r), fps(nvdec) if nvdec else None, fps(kernels) if kernels else None))

@@ -54,6 +54,8 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   StageTiming sink{.id = "out", .type = "encode", .encoder = "libx264", .output = "o.mp4", .frames = 10, .total_ms = 20};
   stats.stages = {source, sink};
   stats.outputs = {"o.mp4"};
+  stats.enqueue_ms = 0.5;
+  stats.wait_ms = 12;
   const auto doc = nlohmann::json::parse(stats_to_json(stats));
   EXPECT_EQ(doc["frames"], 10);
   EXPECT_DOUBLE_EQ(doc["fps"].get<double>(), 5.0);
@@ -65,6 +67,8 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   EXPECT_EQ(doc["latency_ms"]["max"].get<double>(), 3.0);
   EXPECT_EQ(doc["latency_ms"]["frames"], 3);
   EXPECT_EQ(doc["outputs"][0], "o.mp4");
+  EXPECT_DOUBLE_EQ(doc["graph_thread"]["enqueue_us_per_frame"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(doc["graph_thread"]["wait_us_per_frame"].get<double>(), 1200.0);
   EXPECT_NE(stats_summary(stats).find("libx264 -> o.mp4"), std::string::npos);
 }
 
