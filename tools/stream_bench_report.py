@@ -22,12 +22,14 @@ def find(rows, **keys):
 
 def single_stream(rows, out, checks):
     out.append("## One stream (1080p H.264, wall clock, start-up included)\n")
-    out.append("| clip | program | frames | fps |")
-    out.append("|---|---|---:|---:|")
+    out.append("In-run: framepipe's own fps from `--stats-json` (first frame opened to last written), without "
+               "the process's start-up and exit.\n")
+    out.append("| clip | program | frames | fps | in-run fps |")
+    out.append("|---|---|---:|---:|---:|")
     for clip in ("clean", "camera"):
         for r in rows:
             if r["group"] == "single" and r["clip"] == clip:
-                out.append(f"| {clip} | {r['row']} | {r['frames']} | {fps(r):.0f} |")
+                out.append(f"| {clip} | {r['row']} | {r['frames']} | {fps(r):.0f} | {in_run_fps(r)} |")
     out.append("")
     for clip in ("clean", "camera"):
         get = lambda name: find(rows, group="single", clip=clip, row=name)
@@ -43,11 +45,23 @@ def single_stream(rows, out, checks):
             checks.append((f"{clip}: framepipe decode-only >= 0.9x the best FFmpeg decode", best_fp / best_ff, 0.9))
 
 
+def run_stats(row):
+    """The --stats-json of a framepipe row (run_framepipe names it), or None."""
+    try:
+        return json.load(open(f"fp-{row['row']}-{row['clip']}-{row['streams']}.json"))
+    except (OSError, ValueError):
+        return None
+
+
+def in_run_fps(row):
+    stats = run_stats(row) if row["row"].startswith("framepipe") else None
+    return f"{stats['fps']:.0f}" if stats and "fps" in stats else "-"
+
+
 def enqueue_us(row):
     """Mean over a framepipe run's streams of the graph thread's enqueue time a frame."""
-    try:
-        stats = json.load(open(f"fp-{row['row']}-{row['clip']}-{row['streams']}.json"))
-    except (OSError, ValueError):
+    stats = run_stats(row)
+    if stats is None:
         return "-"
     streams = stats.get("streams", [stats])
     values = [s["graph_thread"]["enqueue_us_per_frame"] for s in streams if "graph_thread" in s]
