@@ -9,6 +9,7 @@
 #include "stages/nlmeans_stage.hpp"
 #include "stages/pyramid_fusion_stage.hpp"
 #include "stages/thinning_stage.hpp"
+#include "stages/tile_stage.hpp"
 
 namespace fp {
 
@@ -20,6 +21,7 @@ std::span<const StageSpec> stage_registry() {
       nlmeans_stage_spec(),
       pyramid_fusion_stage_spec(),
       thinning_stage_spec(),
+      tile_stage_spec(),
       encode_stage_spec(),
   };
   return registry;

@@ -85,7 +85,7 @@ if [[ $steps == *" sanitizers "* ]]; then
       awk -v bin="$1" '/^[^ ]/ { suite = $1 } /^  / { print bin, suite $1 }'
   }
   {
-    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:-*1080p*:*4K*:*3840*'
+    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:TileCuda.*:-*1080p*:*4K*:*3840*'
     list_tests test_gpu_executor '*'
     list_tests test_nvdec '*'
   } >"$sanitizer_dir/tests"

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/host_image.hpp"
+#include "core/ops/tile_layout.hpp"
 #include "cpu/luma_histogram.hpp"
 #include "cpu/mean_smooth.hpp"
 #include "cpu/thinning.hpp"
@@ -18,6 +19,7 @@
 #include "cuda/nlmeans.hpp"
 #include "cuda/pyramid_fusion.hpp"
 #include "cuda/thinning.hpp"
+#include "cuda/tile.hpp"
 #include "media/frame_source.hpp"
 #include "tools/framepipe/bench/bench_case.hpp"
 
@@ -174,6 +176,20 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                               fmt::format("test frame, otsu={}, {} passes", threshold, prepared.passes),
                               2 * pixels, b, [input, threshold](Buffers& x, cudaStream_t s) {
                                 cuda::thinning(input->view(), x.output.view(), threshold, x.workspace.get(), s);
+                              }));
+  }
+  if (wanted("tile")) {
+    // Three inputs in a row, as config/default.yaml's compare (luma: the chroma planes are
+    // the same copies at a quarter of the size).
+    auto b = std::make_shared<Buffers>();
+    b->inputs = std::make_unique<InputSet>(w, h, rotation_count(w, h, 6));
+    const auto layout = ops::tile_layout(3, 0, w, h);
+    b->output = DeviceU8(layout.width, layout.height);
+    cases.push_back(make_case("tile", w, h, "3 inputs in a row, luma", 6 * pixels, b,
+                              [origins = layout.luma](Buffers& x, cudaStream_t s) {
+                                const std::vector<ConstImageU8> planes = {x.inputs->next(), x.inputs->next(),
+                                                                          x.inputs->next()};
+                                cuda::tile_plane(planes, origins, x.output.view(), std::nullopt, s);
                               }));
   }
   return cases;
