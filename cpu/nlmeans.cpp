@@ -299,7 +299,7 @@ Scratch& scratch() {
   return instance;
 }
 
-void check(ConstImageU8 src, int dst_width, int dst_height, const NlmeansParams& p) {
+void check(ConstImageU8 src, int dst_width, int dst_height, const ops::NlmeansParams& p) {
   if (src.width != dst_width || src.height != dst_height)
     throw std::invalid_argument("nlmeans: source and destination sizes differ");
   if (!(p.h > 0.0) || !std::isfinite(p.h)) throw std::invalid_argument("nlmeans: h must be > 0");
@@ -319,7 +319,7 @@ int reflect101(int i, int n) {
   return static_cast<int>(m < n ? m : period - m);
 }
 
-void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params) {
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params) {
   check(src, dst.width, dst.height, params);
   if (params.patch > kMaxPatch)
     throw std::invalid_argument("nlmeans: patch above the supported " + std::to_string(kMaxPatch));
@@ -395,7 +395,7 @@ void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params) {
   });
 }
 
-void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params) {
+void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params) {
   check(src, dst.width, dst.height, params);
   if (src.empty()) return;
   const int k = params.patch / 2;

@@ -8,22 +8,17 @@
 #pragma once
 
 #include "core/image_view.hpp"
+#include "core/ops/nlmeans_params.hpp"
 
 namespace fp::cpu {
-
-struct NlmeansParams {
-  double h = 10.0;  // filtering strength, > 0
-  int patch = 7;    // patch side, odd, >= 1
-  int search = 21;  // search window side, odd, >= 1
-};
 
 // Reflect-101 of coordinate i into [0, n). Works for any i and any n >= 1.
 int reflect101(int i, int n);
 
-void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params);
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params);
 
 // The same definition evaluated in double precision without rounding: the exact
 // reference that the CUDA kernel is checked against (slow; for tests).
-void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params);
+void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params);
 
 }  // namespace fp::cpu

@@ -265,8 +265,8 @@ inline float energy(const float* r0, const float* r1, const float* r2, int x, in
 }
 
 // Fuses detail level b into a (a keeps the result).
-void fuse_detail(Plane& a, const Plane& b, FusionRule rule, float gain) {
-  if (rule == FusionRule::MaxEnergy) {
+void fuse_detail(Plane& a, const Plane& b, ops::FusionRule rule, float gain) {
+  if (rule == ops::FusionRule::MaxEnergy) {
     // The energies need a's neighbours unchanged, so the result goes to a new plane.
     Plane fused(a.w, a.h);
     const int w = a.w;
@@ -299,7 +299,7 @@ void fuse_detail(Plane& a, const Plane& b, FusionRule rule, float gain) {
     for (int y = begin; y < end; ++y) {
       float* pa = a.row(y);
       const float* pb = b.row(y);
-      if (rule == FusionRule::Average)
+      if (rule == ops::FusionRule::Average)
         for (int x = 0; x < a.w; ++x) pa[x] = (pa[x] + pb[x]) * 0.5f * gain;
       else
         for (int x = 0; x < a.w; ++x) pa[x] = (std::fabs(pa[x]) >= std::fabs(pb[x]) ? pa[x] : pb[x]) * gain;
@@ -307,7 +307,7 @@ void fuse_detail(Plane& a, const Plane& b, FusionRule rule, float gain) {
   });
 }
 
-void check_sizes(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams& params) {
+void check_sizes(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params) {
   if (a.width != b.width || a.height != b.height || a.width != dst.width || a.height != dst.height)
     throw std::invalid_argument("pyramid_fusion: the inputs and the output must have one size");
   if (params.levels < 1) throw std::invalid_argument("pyramid_fusion: levels must be >= 1");
@@ -315,7 +315,7 @@ void check_sizes(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams
 
 }  // namespace
 
-void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams& params) {
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params) {
   check_sizes(a, b, dst, params);
   if (a.empty()) return;
   const int levels = params.levels;
@@ -342,7 +342,7 @@ void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionPar
     const float gain = level < params.gain.size() ? params.gain[level] : 1.0f;
     fuse_detail(fused[level], other[level], params.rule, gain);
   }
-  fuse_detail(fused.back(), other.back(), FusionRule::Average, 1.0f);
+  fuse_detail(fused.back(), other.back(), ops::FusionRule::Average, 1.0f);
 
   for (std::size_t i = fused.size() - 2; i >= 1; --i) {
     Plane& level = fused[i];

@@ -19,17 +19,10 @@
 #include <vector>
 
 #include "core/image_view.hpp"
+#include "core/ops/fusion_params.hpp"
 
 namespace fp::cpu {
 
-enum class FusionRule { Average, MaxAbs, MaxEnergy };
-
-struct FusionParams {
-  int levels = 5;
-  FusionRule rule = FusionRule::MaxEnergy;
-  std::vector<float> gain;  // per detail level, finest first; missing entries are 1
-};
-
-void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams& params);
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params);
 
 }  // namespace fp::cpu

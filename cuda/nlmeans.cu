@@ -363,7 +363,7 @@ void check_plane(ImageView<T> view, const char* name) {
 }
 
 template <class Out>
-void run(ConstImageU8 src, ImageView<Out> dst, const NlmeansParams& params, Args args, cudaStream_t stream) {
+void run(ConstImageU8 src, ImageView<Out> dst, const ops::NlmeansParams& params, Args args, cudaStream_t stream) {
   check_nlmeans_params(params);
   check_plane(src, "source");
   check_plane(dst, "destination");
@@ -393,7 +393,7 @@ void run(ConstImageU8 src, ImageView<Out> dst, const NlmeansParams& params, Args
 
 }  // namespace
 
-void check_nlmeans_params(const NlmeansParams& params) {
+void check_nlmeans_params(const ops::NlmeansParams& params) {
   if (!(params.h > 0.0) || !std::isfinite(params.h))
     throw std::invalid_argument("nlmeans: h must be > 0 and finite, got " + std::to_string(params.h));
   if (params.patch < 1 || params.patch > kNlmeansMaxPatch || params.patch % 2 == 0)
@@ -404,13 +404,13 @@ void check_nlmeans_params(const NlmeansParams& params) {
                                 " on the GPU, got " + std::to_string(params.search));
 }
 
-void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params, cudaStream_t stream) {
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, cudaStream_t stream) {
   Args args{};
   args.dst8 = dst;
   run(src, dst, params, args, stream);
 }
 
-void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params, cudaStream_t stream) {
+void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params, cudaStream_t stream) {
   Args args{};
   args.dst32 = dst;
   run(src, dst, params, args, stream);

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "core/image_view.hpp"
+#include "core/ops/nlmeans_params.hpp"
 #include "cuda/limits.hpp"
 
 namespace fp::cuda {
@@ -28,25 +29,18 @@ namespace fp::cuda {
 // kNlmeansMaxPatch and kNlmeansMaxSearch (cuda/limits.hpp) bound the GPU schedule; larger
 // values throw std::invalid_argument.
 
-// The same parameters as cpu::NlmeansParams (cuda/ does not include cpu/ headers).
-struct NlmeansParams {
-  double h = 10.0;  // filtering strength, > 0 and finite
-  int patch = 7;    // patch side, odd, 1 .. kNlmeansMaxPatch
-  int search = 21;  // search window side, odd, 1 .. kNlmeansMaxSearch
-};
-
 // Throws std::invalid_argument naming the parameter when `params` is outside the limits above.
-void check_nlmeans_params(const NlmeansParams& params);
+void check_nlmeans_params(const ops::NlmeansParams& params);
 
 // dst = nlmeans(src), rounded half up and clamped to 0..255. src and dst are device planes of
 // the same size, any pitch and alignment, not overlapping. One kernel launch enqueued on
 // `stream`; allocates nothing and never synchronizes (it may be captured into a CUDA graph).
 // Throws std::invalid_argument on a bad argument (before enqueuing anything) and
 // std::runtime_error naming the kernel when the launch fails.
-void nlmeans(ConstImageU8 src, ImageU8 dst, const NlmeansParams& params, cudaStream_t stream);
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, cudaStream_t stream);
 
 // The same weighted mean without rounding, into a float plane: what the tests compare with
 // cpu::nlmeans_exact.
-void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const NlmeansParams& params, cudaStream_t stream);
+void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params, cudaStream_t stream);
 
 }  // namespace fp::cuda

@@ -167,12 +167,12 @@ constexpr int kCoarseX = kTileX / 2 + 4;
 constexpr int kCoarseY = kTileY / 2 + 4;
 static_assert(kTileX == kThreadsX && kTileY % kThreadsY == 0 && kTileX % 2 == 0 && kTileY % 2 == 0);
 
-template <class TIn, class TOut, FusionRule Rule>
+template <class TIn, class TOut, ops::FusionRule Rule>
 __global__ void __launch_bounds__(kThreads)
     fuse_collapse_kernel(ImageView<const TIn> ga, ImageView<const TIn> gb, ConstImageF32 coarse_a,
                          ConstImageF32 coarse_b, ConstImageF32 coarse_r, bool coarse_is_base, ImageView<TOut> out,
                          float gain) {
-  constexpr int kHalo = Rule == FusionRule::MaxEnergy ? 1 : 0;
+  constexpr int kHalo = Rule == ops::FusionRule::MaxEnergy ? 1 : 0;
   constexpr int kRegionX = kTileX + 2 * kHalo;
   constexpr int kRegionY = kTileY + 2 * kHalo;
   // 0: Ga_{i+1}, 1: Gb_{i+1}, 2: R_{i+1}.
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(kThreads)
     if (y >= h) break;
 
     float f;
-    if constexpr (Rule == FusionRule::MaxEnergy) {
+    if constexpr (Rule == ops::FusionRule::MaxEnergy) {
       load_squares(2, ty + 2);
       // Row-major from zero, as the CPU adds them, so both inputs' sums compare the same way.
       float ea = 0.0f;
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(kThreads)
       float la;
       float lb;
       laplacian(tx, ty, la, lb);
-      if constexpr (Rule == FusionRule::Average)
+      if constexpr (Rule == ops::FusionRule::Average)
         f = mul(add(la, lb), 0.5f);
       else
         f = fabsf(la) >= fabsf(lb) ? la : lb;
@@ -386,7 +386,7 @@ void launch_reduce(ImageView<const T> a, ImageView<const T> b, ImageF32 coarse_a
   check_launch("pyramid_fusion reduce_kernel");
 }
 
-template <class TIn, class TOut, FusionRule Rule>
+template <class TIn, class TOut, ops::FusionRule Rule>
 void launch_fuse_collapse(ImageView<const TIn> ga, ImageView<const TIn> gb, ConstImageF32 coarse_a,
                           ConstImageF32 coarse_b, ConstImageF32 coarse_r, bool coarse_is_base, ImageView<TOut> out,
                           float gain, cudaStream_t stream) {
@@ -397,18 +397,18 @@ void launch_fuse_collapse(ImageView<const TIn> ga, ImageView<const TIn> gb, Cons
 }
 
 template <class TIn, class TOut>
-void dispatch_fuse_collapse(FusionRule rule, ImageView<const TIn> ga, ImageView<const TIn> gb, ConstImageF32 coarse_a,
+void dispatch_fuse_collapse(ops::FusionRule rule, ImageView<const TIn> ga, ImageView<const TIn> gb, ConstImageF32 coarse_a,
                             ConstImageF32 coarse_b, ConstImageF32 coarse_r, bool coarse_is_base, ImageView<TOut> out,
                             float gain, cudaStream_t stream) {
   switch (rule) {
-    case FusionRule::Average:
-      return launch_fuse_collapse<TIn, TOut, FusionRule::Average>(ga, gb, coarse_a, coarse_b, coarse_r, coarse_is_base,
+    case ops::FusionRule::Average:
+      return launch_fuse_collapse<TIn, TOut, ops::FusionRule::Average>(ga, gb, coarse_a, coarse_b, coarse_r, coarse_is_base,
                                                                   out, gain, stream);
-    case FusionRule::MaxAbs:
-      return launch_fuse_collapse<TIn, TOut, FusionRule::MaxAbs>(ga, gb, coarse_a, coarse_b, coarse_r, coarse_is_base,
+    case ops::FusionRule::MaxAbs:
+      return launch_fuse_collapse<TIn, TOut, ops::FusionRule::MaxAbs>(ga, gb, coarse_a, coarse_b, coarse_r, coarse_is_base,
                                                                  out, gain, stream);
-    case FusionRule::MaxEnergy:
-      return launch_fuse_collapse<TIn, TOut, FusionRule::MaxEnergy>(ga, gb, coarse_a, coarse_b, coarse_r,
+    case ops::FusionRule::MaxEnergy:
+      return launch_fuse_collapse<TIn, TOut, ops::FusionRule::MaxEnergy>(ga, gb, coarse_a, coarse_b, coarse_r,
                                                                     coarse_is_base, out, gain, stream);
   }
   throw std::invalid_argument("pyramid_fusion: unknown rule");
@@ -423,7 +423,7 @@ std::size_t pyramid_fusion_workspace_bytes(int width, int height, int levels) {
   return make_layout(width, height, levels).bytes;
 }
 
-void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams& params, void* workspace,
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params, void* workspace,
                     std::size_t workspace_bytes, cudaStream_t stream) {
   if (a.width != b.width || a.height != b.height || a.width != dst.width || a.height != dst.height)
     throw std::invalid_argument("pyramid_fusion: the inputs and the output must have one size");

@@ -17,17 +17,10 @@
 #include <vector>
 
 #include "core/image_view.hpp"
+#include "core/ops/fusion_params.hpp"
 #include "cuda/limits.hpp"
 
 namespace fp::cuda {
-
-enum class FusionRule { Average, MaxAbs, MaxEnergy };
-
-struct FusionParams {
-  int levels = 5;  // 1 .. kMaxFusionLevels
-  FusionRule rule = FusionRule::MaxEnergy;
-  std::vector<float> gain;  // per detail level, finest first; missing entries are 1
-};
 
 // Device bytes pyramid_fusion() needs for planes of width x height and `levels` levels
 // (0 for one level or an empty plane). It grows with levels, so a workspace sized for N
@@ -40,7 +33,7 @@ std::size_t pyramid_fusion_workspace_bytes(int width, int height, int levels);
 // pyramid_fusion_workspace_bytes(width, height, params.levels) bytes, any alignment.
 // Throws std::invalid_argument on mismatched sizes, bad levels or a small workspace, and
 // std::runtime_error naming the kernel when a launch fails.
-void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const FusionParams& params, void* workspace,
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params, void* workspace,
                     std::size_t workspace_bytes, cudaStream_t stream);
 
 }  // namespace fp::cuda

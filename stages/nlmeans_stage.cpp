@@ -14,15 +14,14 @@ namespace {
 
 class NlmeansStage final : public LumaPlaneStage {
  public:
-  NlmeansStage(cpu::NlmeansParams params, StageContext context)
+  NlmeansStage(ops::NlmeansParams params, StageContext context)
       : LumaPlaneStage(std::move(context)), params_(params) {}
 
   Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
     Frame out = output_like(inputs[0]);
 #ifdef FRAMEPIPE_WITH_CUDA
     if (on_cuda()) {
-      const cuda::NlmeansParams p{.h = params_.h, .patch = params_.patch, .search = params_.search};
-      cuda::nlmeans(inputs[0].luma().cview(), out.luma().view(), p, frame_context.stream);
+      cuda::nlmeans(inputs[0].luma().cview(), out.luma().view(), params_, frame_context.stream);
       return out;
     }
 #endif
@@ -32,7 +31,7 @@ class NlmeansStage final : public LumaPlaneStage {
   }
 
  private:
-  cpu::NlmeansParams params_;
+  ops::NlmeansParams params_;
 };
 
 }  // namespace
@@ -52,7 +51,7 @@ StageSpec nlmeans_stage_spec() {
        .default_value = std::int64_t{21}, .range = {.min = 1, .max = cuda::kNlmeansMaxSearch}, .odd = true},
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
-    cpu::NlmeansParams p;
+    ops::NlmeansParams p;
     p.h = params.real("h");
     p.patch = static_cast<int>(params.integer("patch"));
     p.search = static_cast<int>(params.integer("search"));

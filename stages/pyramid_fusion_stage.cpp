@@ -17,15 +17,13 @@ namespace fp {
 
 namespace {
 
-// cpu::FusionParams or cuda::FusionParams (the same fields; cuda/ does not include cpu/
-// headers) from the stage's parameters, once when the stage is made.
-template <class Params>
-Params fusion_params(const StageParams& params) {
-  Params p;
+ops::FusionParams fusion_params(const StageParams& params) {
+  ops::FusionParams p;
   p.levels = static_cast<int>(params.integer("levels"));
   const auto& rule = params.text("rule");
-  using Rule = decltype(p.rule);
-  p.rule = rule == "average" ? Rule::Average : rule == "max_abs" ? Rule::MaxAbs : Rule::MaxEnergy;
+  p.rule = rule == "average"   ? ops::FusionRule::Average
+           : rule == "max_abs" ? ops::FusionRule::MaxAbs
+                               : ops::FusionRule::MaxEnergy;
   for (double g : params.list("gain")) p.gain.push_back(static_cast<float>(g));
   return p;
 }
@@ -33,11 +31,7 @@ Params fusion_params(const StageParams& params) {
 class PyramidFusionStage final : public LumaPlaneStage {
  public:
   PyramidFusionStage(const StageParams& params, StageContext context)
-      : LumaPlaneStage(std::move(context)), params_(fusion_params<cpu::FusionParams>(params)) {
-#ifdef FRAMEPIPE_WITH_CUDA
-    cuda_params_ = fusion_params<cuda::FusionParams>(params);
-#endif
-  }
+      : LumaPlaneStage(std::move(context)), params_(fusion_params(params)) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
     if (inputs[0].width != inputs[1].width || inputs[0].height != inputs[1].height)
@@ -60,7 +54,7 @@ class PyramidFusionStage final : public LumaPlaneStage {
     Frame out = output_like(inputs[0]);
 #ifdef FRAMEPIPE_WITH_CUDA
     if (on_cuda()) {
-      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), cuda_params_,
+      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_,
                            workspaces_[frame_context.slot].get(), workspace_bytes_, frame_context.stream);
       return out;
     }
@@ -72,11 +66,10 @@ class PyramidFusionStage final : public LumaPlaneStage {
 
  private:
 #ifdef FRAMEPIPE_WITH_CUDA
-  cuda::FusionParams cuda_params_;
   std::size_t workspace_bytes_ = 0;
   std::vector<cuda::DeviceArray<std::uint8_t>> workspaces_;
 #endif
-  cpu::FusionParams params_;
+  ops::FusionParams params_;
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ int naive_reflect(int i, int n) {
 }
 
 // The definition, word for word, in double precision, without the library's helpers.
-HostImageF32 naive_nlmeans(const HostImageU8& src, const NlmeansParams& p) {
+HostImageF32 naive_nlmeans(const HostImageU8& src, const ops::NlmeansParams& p) {
   const int w = src.width();
   const int h = src.height();
   const int k = p.patch / 2;
@@ -49,20 +49,20 @@ HostImageF32 naive_nlmeans(const HostImageU8& src, const NlmeansParams& p) {
   return out;
 }
 
-HostImageF32 exact(const HostImageU8& src, const NlmeansParams& p) {
+HostImageF32 exact(const HostImageU8& src, const ops::NlmeansParams& p) {
   HostImageF32 out(src.width(), src.height(), src.width() + 2);
   nlmeans_exact(src.view(), out.view(), p);
   return test::copy_of(ImageView<const float>(out.view()));
 }
 
-HostImageU8 fast(const HostImageU8& src, const NlmeansParams& p, int extra = 4) {
+HostImageU8 fast(const HostImageU8& src, const ops::NlmeansParams& p, int extra = 4) {
   HostImageU8 out = test::pitched_image(src.width(), src.height(), extra);
   nlmeans(src.view(), out.view(), p);
   test::expect_padding_untouched(out, extra);
   return out;
 }
 
-std::string describe(const NlmeansParams& p) {
+std::string describe(const ops::NlmeansParams& p) {
   return "h " + std::to_string(p.h) + " patch " + std::to_string(p.patch) + " search " + std::to_string(p.search);
 }
 
@@ -70,7 +70,7 @@ std::string describe(const NlmeansParams& p) {
 // never more than 0.5 + 1e-4 away from it. An error e in the unrounded value changes the
 // rounding of about 2 e of all pixels, so the count of those is the sensitive measure: an
 // error of 1e-4 would show as about 46 of the 230400 pixels of 640x360, float error as a few.
-void expect_fast_matches_exact(const HostImageU8& src, const NlmeansParams& p) {
+void expect_fast_matches_exact(const HostImageU8& src, const ops::NlmeansParams& p) {
   SCOPED_TRACE(describe(p));
   const HostImageF32 want = exact(src, p);
   const HostImageU8 got = fast(src, p);
@@ -113,7 +113,7 @@ TEST(Nlmeans, ExactMatchesNaiveDefinition) {
   for (const auto size : std::vector<test::Size>{{1, 1}, {2, 2}, {17, 13}, {23, 9}}) {
     SCOPED_TRACE(test::describe(size));
     const HostImageU8 src = test::random_image(size.w, size.h, seed++);
-    for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{40, 3, 5}, NlmeansParams{25, 5, 9}}) {
+    for (const ops::NlmeansParams p : {ops::NlmeansParams{10, 7, 21}, ops::NlmeansParams{40, 3, 5}, ops::NlmeansParams{25, 5, 9}}) {
       SCOPED_TRACE(describe(p));
       const HostImageF32 got = exact(src, p);
       const HostImageF32 want = naive_nlmeans(src, p);
@@ -145,9 +145,9 @@ TEST(Nlmeans, FastMatchesExactSeveralTilesAcross) {
 TEST(Nlmeans, FastMatchesExactOtherParams) {
   std::uint32_t seed = 70;
   const HostImageU8 src = test::blob_image(41, 29, seed++);
-  for (const NlmeansParams p : {NlmeansParams{10, 1, 1}, NlmeansParams{10, 1, 3}, NlmeansParams{10, 3, 1},
-                                NlmeansParams{5, 5, 11}, NlmeansParams{100, 9, 3}, NlmeansParams{2, 3, 17},
-                                NlmeansParams{0.5, 3, 7}, NlmeansParams{1000, 15, 5}, NlmeansParams{20, 1, 51}})
+  for (const ops::NlmeansParams p : {ops::NlmeansParams{10, 1, 1}, ops::NlmeansParams{10, 1, 3}, ops::NlmeansParams{10, 3, 1},
+                                ops::NlmeansParams{5, 5, 11}, ops::NlmeansParams{100, 9, 3}, ops::NlmeansParams{2, 3, 17},
+                                ops::NlmeansParams{0.5, 3, 7}, ops::NlmeansParams{1000, 15, 5}, ops::NlmeansParams{20, 1, 51}})
     expect_fast_matches_exact(src, p);
 }
 
@@ -163,7 +163,7 @@ TEST(Nlmeans, ConstantImageStaysConstant) {
     for (const int value : {0, 93, 255}) {
       SCOPED_TRACE(test::describe(size) + " value " + std::to_string(value));
       const HostImageU8 src(size.w, size.h, size.w + 1, static_cast<std::uint8_t>(value));
-      const NlmeansParams p = size.w >= 640 ? NlmeansParams{10, 3, 7} : NlmeansParams{10, 7, 21};
+      const ops::NlmeansParams p = size.w >= 640 ? ops::NlmeansParams{10, 3, 7} : ops::NlmeansParams{10, 7, 21};
       const HostImageU8 got = fast(src, p);
       int wrong = 0;
       for (int y = 0; y < size.h; ++y)
@@ -198,8 +198,8 @@ TEST(Nlmeans, RejectsBadParameters) {
   HostImageU8 dst(8, 8);
   HostImageF32 fdst(8, 8);
   HostImageU8 wrong(9, 8);
-  for (const NlmeansParams p : {NlmeansParams{0, 7, 21}, NlmeansParams{-1, 7, 21}, NlmeansParams{10, 6, 21},
-                                NlmeansParams{10, 0, 21}, NlmeansParams{10, 7, 20}, NlmeansParams{10, 7, -1}}) {
+  for (const ops::NlmeansParams p : {ops::NlmeansParams{0, 7, 21}, ops::NlmeansParams{-1, 7, 21}, ops::NlmeansParams{10, 6, 21},
+                                ops::NlmeansParams{10, 0, 21}, ops::NlmeansParams{10, 7, 20}, ops::NlmeansParams{10, 7, -1}}) {
     SCOPED_TRACE(describe(p));
     EXPECT_THROW(nlmeans(src.view(), dst.view(), p), std::invalid_argument);
     EXPECT_THROW(nlmeans_exact(src.view(), fdst.view(), p), std::invalid_argument);

@@ -88,7 +88,7 @@ float energy(const Plane& l, int x, int y) {
   return sum;
 }
 
-HostImageU8 naive_fusion(const HostImageU8& a, const HostImageU8& b, const FusionParams& p) {
+HostImageU8 naive_fusion(const HostImageU8& a, const HostImageU8& b, const ops::FusionParams& p) {
   const std::vector<Plane> la = naive_laplacian(a, p.levels);
   const std::vector<Plane> lb = naive_laplacian(b, p.levels);
   std::vector<Plane> f = la;
@@ -101,9 +101,9 @@ HostImageU8 naive_fusion(const HostImageU8& a, const HostImageU8& b, const Fusio
         const float va = la[li].get(x, y);
         const float vb = lb[li].get(x, y);
         float v = 0;
-        if (base || p.rule == FusionRule::Average)
+        if (base || p.rule == ops::FusionRule::Average)
           v = (va + vb) / 2;
-        else if (p.rule == FusionRule::MaxAbs)
+        else if (p.rule == ops::FusionRule::MaxAbs)
           v = std::fabs(va) >= std::fabs(vb) ? va : vb;
         else
           v = energy(la[li], x, y) >= energy(lb[li], x, y) ? va : vb;
@@ -125,26 +125,26 @@ HostImageU8 naive_fusion(const HostImageU8& a, const HostImageU8& b, const Fusio
   return out;
 }
 
-HostImageU8 fuse(const HostImageU8& a, const HostImageU8& b, const FusionParams& p, int extra = 6) {
+HostImageU8 fuse(const HostImageU8& a, const HostImageU8& b, const ops::FusionParams& p, int extra = 6) {
   HostImageU8 out = test::pitched_image(a.width(), a.height(), extra);
   pyramid_fusion(a.view(), b.view(), out.view(), p);
   test::expect_padding_untouched(out, extra);
   return out;
 }
 
-const char* name(FusionRule rule) {
+const char* name(ops::FusionRule rule) {
   switch (rule) {
-    case FusionRule::Average:
+    case ops::FusionRule::Average:
       return "average";
-    case FusionRule::MaxAbs:
+    case ops::FusionRule::MaxAbs:
       return "max_abs";
-    case FusionRule::MaxEnergy:
+    case ops::FusionRule::MaxEnergy:
       return "max_energy";
   }
   return "?";
 }
 
-constexpr FusionRule kRules[] = {FusionRule::Average, FusionRule::MaxAbs, FusionRule::MaxEnergy};
+constexpr ops::FusionRule kRules[] = {ops::FusionRule::Average, ops::FusionRule::MaxAbs, ops::FusionRule::MaxEnergy};
 
 int max_difference(const HostImageU8& x, const HostImageU8& y) {
   int worst = 0;
@@ -159,10 +159,10 @@ TEST(PyramidFusion, MatchesNaiveOnAllSizesRulesAndLevels) {
     SCOPED_TRACE(test::describe(size));
     const HostImageU8 a = test::blob_image(size.w, size.h, seed++);
     const HostImageU8 b = test::random_image(size.w, size.h, seed++);
-    for (const FusionRule rule : kRules)
+    for (const ops::FusionRule rule : kRules)
       for (const int levels : {1, 2, 3, 5})
         for (const std::vector<float>& gain : {std::vector<float>{}, std::vector<float>{2.0f, 0.5f, 1.5f}}) {
-          const FusionParams p{levels, rule, gain};
+          const ops::FusionParams p{levels, rule, gain};
           SCOPED_TRACE(std::string(name(rule)) + " levels " + std::to_string(levels) + " gains " +
                        std::to_string(gain.size()));
           const HostImageU8 got = test::copy_of(fuse(a, b, p).view());
@@ -174,8 +174,8 @@ TEST(PyramidFusion, MatchesNaiveOnAllSizesRulesAndLevels) {
 TEST(PyramidFusion, MoreLevelsThanTheImageHas) {
   const HostImageU8 a = test::random_image(5, 3, 210);
   const HostImageU8 b = test::random_image(5, 3, 211);
-  for (const FusionRule rule : kRules) {
-    const FusionParams p{8, rule, {}};
+  for (const ops::FusionRule rule : kRules) {
+    const ops::FusionParams p{8, rule, {}};
     EXPECT_LE(max_difference(test::copy_of(fuse(a, b, p).view()), naive_fusion(a, b, p)), 1) << name(rule);
   }
 }
@@ -184,7 +184,7 @@ TEST(PyramidFusion, FusingAFrameWithItselfGivesTheFrame) {
   std::uint32_t seed = 220;
   for (const auto size : kSizes) {
     const HostImageU8 a = test::random_image(size.w, size.h, seed++);
-    for (const FusionRule rule : kRules)
+    for (const ops::FusionRule rule : kRules)
       for (const int levels : {1, 2, 5, 9}) {
         SCOPED_TRACE(test::describe(size) + " " + name(rule) + " levels " + std::to_string(levels));
         EXPECT_TRUE(test::images_equal(test::copy_of(fuse(a, a, {levels, rule, {}}).view()), test::copy_of(a.view())));
@@ -197,7 +197,7 @@ TEST(PyramidFusion, FusingAFrameWithItselfGivesTheFrame) {
 
 TEST(PyramidFusion, ConstantInputsGiveTheirRoundedMean) {
   for (const auto size : kSizes)
-    for (const FusionRule rule : kRules) {
+    for (const ops::FusionRule rule : kRules) {
       SCOPED_TRACE(test::describe(size) + " " + name(rule));
       const HostImageU8 a(size.w, size.h, 0, 10);
       const HostImageU8 b(size.w, size.h, 0, 21);
@@ -213,7 +213,7 @@ TEST(PyramidFusion, ConstantInputsGiveTheirRoundedMean) {
 TEST(PyramidFusion, OneLevelAveragesWithHalfUp) {
   const HostImageU8 a = test::random_image(17, 13, 230);
   const HostImageU8 b = test::random_image(17, 13, 231);
-  const HostImageU8 got = fuse(a, b, {1, FusionRule::MaxEnergy, {}});
+  const HostImageU8 got = fuse(a, b, {1, ops::FusionRule::MaxEnergy, {}});
   for (int y = 0; y < 13; ++y)
     for (int x = 0; x < 17; ++x) ASSERT_EQ(got(x, y), (a(x, y) + b(x, y) + 1) / 2) << x << "," << y;
 }
@@ -227,7 +227,7 @@ TEST(PyramidFusion, TiesGoToTheFirstInput) {
   for (int y = 0; y < 13; ++y)
     for (int x = 0; x < 17; ++x) b(x, y) = static_cast<std::uint8_t>(255 - a(x, y));
   const std::vector<Plane> la = naive_laplacian(a, 2);
-  for (const FusionRule rule : {FusionRule::MaxAbs, FusionRule::MaxEnergy}) {
+  for (const ops::FusionRule rule : {ops::FusionRule::MaxAbs, ops::FusionRule::MaxEnergy}) {
     SCOPED_TRACE(name(rule));
     const HostImageU8 got = fuse(a, b, {2, rule, {}});
     for (int y = 0; y < 13; ++y)
@@ -249,8 +249,8 @@ TEST(PyramidFusion, MaxAbsKeepsTheDetailOfEachSide) {
       if (x < w / 2 - 4) a(x, y) = v;
       if (x >= w / 2 + 4) b(x, y) = v;
     }
-  const HostImageU8 maxabs = fuse(a, b, {4, FusionRule::MaxAbs, {}});
-  const HostImageU8 average = fuse(a, b, {4, FusionRule::Average, {}});
+  const HostImageU8 maxabs = fuse(a, b, {4, ops::FusionRule::MaxAbs, {}});
+  const HostImageU8 average = fuse(a, b, {4, ops::FusionRule::Average, {}});
   auto contrast = [&](const HostImageU8& img, int x0, int x1) {
     double sum = 0;
     for (int y = 4; y < h - 4; ++y)
@@ -266,9 +266,9 @@ TEST(PyramidFusion, CallsOfOtherSizesInBetweenChangeNothing) {
   // Buffers are reused from call to call; nothing of an earlier call may leak into a later.
   const HostImageU8 a = test::random_image(64, 48, 250);
   const HostImageU8 b = test::blob_image(64, 48, 251);
-  const FusionParams p{4, FusionRule::MaxEnergy, {1.5f}};
+  const ops::FusionParams p{4, ops::FusionRule::MaxEnergy, {1.5f}};
   const HostImageU8 first = test::copy_of(fuse(a, b, p).view());
-  fuse(test::random_image(200, 100, 252), test::random_image(200, 100, 253), {6, FusionRule::MaxAbs, {}});
+  fuse(test::random_image(200, 100, 252), test::random_image(200, 100, 253), {6, ops::FusionRule::MaxAbs, {}});
   fuse(test::random_image(5, 3, 254), test::random_image(5, 3, 255), p);
   EXPECT_TRUE(test::images_equal(test::copy_of(fuse(a, b, p).view()), first));
 }
@@ -276,7 +276,7 @@ TEST(PyramidFusion, CallsOfOtherSizesInBetweenChangeNothing) {
 TEST(PyramidFusion, RejectsBadArguments) {
   const HostImageU8 a(8, 8), b(8, 8), c(9, 8);
   HostImageU8 out(8, 8);
-  EXPECT_THROW(pyramid_fusion(a.view(), b.view(), out.view(), {0, FusionRule::Average, {}}), std::invalid_argument);
+  EXPECT_THROW(pyramid_fusion(a.view(), b.view(), out.view(), {0, ops::FusionRule::Average, {}}), std::invalid_argument);
   EXPECT_THROW(pyramid_fusion(a.view(), c.view(), out.view(), {}), std::invalid_argument);
 }
 

@@ -66,21 +66,21 @@ HostImageU8 noisy_frame(int width, int height, std::uint32_t seed, int pitch_ext
   return image;
 }
 
-std::string describe(int width, int height, const NlmeansParams& p) {
+std::string describe(int width, int height, const ops::NlmeansParams& p) {
   std::ostringstream text;
   text << width << "x" << height << " patch " << p.patch << " search " << p.search << " h " << p.h;
   return text.str();
 }
 
-cpu::NlmeansParams to_cpu(const NlmeansParams& p) {
-  cpu::NlmeansParams c;
+ops::NlmeansParams to_cpu(const ops::NlmeansParams& p) {
+  ops::NlmeansParams c;
   c.h = p.h;
   c.patch = p.patch;
   c.search = p.search;
   return c;
 }
 
-HostImageF32 gpu_unrounded(const HostImageU8& src, const NlmeansParams& p) {
+HostImageF32 gpu_unrounded(const HostImageU8& src, const ops::NlmeansParams& p) {
   const auto device_src = test::to_device(src);
   DeviceImage<float> device_dst(src.width(), src.height());
   nlmeans_unrounded(device_src.view(), device_dst.view(), p, nullptr);
@@ -90,7 +90,7 @@ HostImageF32 gpu_unrounded(const HostImageU8& src, const NlmeansParams& p) {
   return out;
 }
 
-HostImageU8 gpu_rounded(const HostImageU8& src, const NlmeansParams& p) {
+HostImageU8 gpu_rounded(const HostImageU8& src, const ops::NlmeansParams& p) {
   const auto device_src = test::to_device(src);
   DeviceImage<std::uint8_t> device_dst(src.width(), src.height());
   nlmeans(device_src.view(), device_dst.view(), p, nullptr);
@@ -99,7 +99,7 @@ HostImageU8 gpu_rounded(const HostImageU8& src, const NlmeansParams& p) {
 
 // The definition at one pixel, in double precision (an identical patch has weight 1 even
 // where the exponent underflows, as in cpu::nlmeans_exact).
-double exact_at(const HostImageU8& src, int x, int y, const NlmeansParams& p) {
+double exact_at(const HostImageU8& src, int x, int y, const ops::NlmeansParams& p) {
   const int k = p.patch / 2;
   const int s = p.search / 2;
   const int r = k + s;
@@ -161,7 +161,7 @@ std::vector<Pixel> sample_pixels(int width, int height, std::size_t budget, std:
 
 // Largest |got - exact| over the frame: every pixel where the reference is affordable,
 // otherwise the sampled pixels. `where` says where it occurs.
-double max_error_vs_exact(const HostImageU8& src, const HostImageF32& got, const NlmeansParams& p, std::string* where) {
+double max_error_vs_exact(const HostImageU8& src, const HostImageF32& got, const ops::NlmeansParams& p, std::string* where) {
   const double per_pixel = static_cast<double>(p.search) * p.search * p.patch * p.patch;
   const double pixels = static_cast<double>(src.width()) * src.height();
   double worst = -1.0;
@@ -191,7 +191,7 @@ double max_error_vs_exact(const HostImageU8& src, const HostImageF32& got, const
 }
 
 // The unrounded result within 0.5 of the exact one; prints the largest error.
-void expect_unrounded_matches_exact(const HostImageU8& src, const NlmeansParams& p) {
+void expect_unrounded_matches_exact(const HostImageU8& src, const ops::NlmeansParams& p) {
   const HostImageF32 got = gpu_unrounded(src, p);
   std::string where;
   const double worst = max_error_vs_exact(src, got, p, &where);
@@ -200,7 +200,7 @@ void expect_unrounded_matches_exact(const HostImageU8& src, const NlmeansParams&
 }
 
 // The 8-bit result within 1 of the CPU twin everywhere and equal to it on all but 1%.
-void expect_rounded_matches_cpu(const HostImageU8& src, const NlmeansParams& p) {
+void expect_rounded_matches_cpu(const HostImageU8& src, const ops::NlmeansParams& p) {
   const HostImageU8 got = gpu_rounded(src, p);
   HostImageU8 want(src.width(), src.height());
   cpu::nlmeans(src.view(), want.view(), to_cpu(p));
@@ -219,11 +219,11 @@ TEST(NlmeansCuda, ParameterLimits) {
   EXPECT_NO_THROW(check_nlmeans_params({10, 7, 21}));
   EXPECT_NO_THROW(check_nlmeans_params({1e-30, 1, 1}));
   EXPECT_NO_THROW(check_nlmeans_params({1e30, kNlmeansMaxPatch, kNlmeansMaxSearch}));
-  for (const NlmeansParams p :
-       {NlmeansParams{0, 7, 21}, NlmeansParams{-1, 7, 21}, NlmeansParams{NAN, 7, 21}, NlmeansParams{INFINITY, 7, 21},
-        NlmeansParams{10, 6, 21}, NlmeansParams{10, 0, 21}, NlmeansParams{10, -1, 21},
-        NlmeansParams{10, kNlmeansMaxPatch + 2, 21}, NlmeansParams{10, 7, 20}, NlmeansParams{10, 7, 0},
-        NlmeansParams{10, 7, -3}, NlmeansParams{10, 7, kNlmeansMaxSearch + 2}})
+  for (const ops::NlmeansParams p :
+       {ops::NlmeansParams{0, 7, 21}, ops::NlmeansParams{-1, 7, 21}, ops::NlmeansParams{NAN, 7, 21}, ops::NlmeansParams{INFINITY, 7, 21},
+        ops::NlmeansParams{10, 6, 21}, ops::NlmeansParams{10, 0, 21}, ops::NlmeansParams{10, -1, 21},
+        ops::NlmeansParams{10, kNlmeansMaxPatch + 2, 21}, ops::NlmeansParams{10, 7, 20}, ops::NlmeansParams{10, 7, 0},
+        ops::NlmeansParams{10, 7, -3}, ops::NlmeansParams{10, 7, kNlmeansMaxSearch + 2}})
     EXPECT_THROW(check_nlmeans_params(p), std::invalid_argument) << describe(0, 0, p);
 }
 
@@ -245,17 +245,17 @@ TEST(NlmeansCuda, ParameterSets) {
   FP_REQUIRE_GPU();
   // Every patch side the kernel is compiled for, searches from 1 to 51, weak to strong h;
   // sizes not multiples of the tile, one wider than several tiles.
-  const std::vector<NlmeansParams> sets = {
+  const std::vector<ops::NlmeansParams> sets = {
       {10, 7, 21}, {5, 3, 5},   {10, 5, 11}, {30, 9, 31},  {5, 7, 31}, {30, 3, 21}, {10, 9, 5},   {5, 5, 21},
       {30, 7, 11}, {10, 1, 1},  {10, 1, 3},  {20, 1, 21},  {10, 3, 1}, {12, 11, 7}, {15, 13, 9},  {40, 15, 5},
       {25, 15, 3}, {10, 3, 51}, {8, 5, 41},  {30, 11, 13}, {2, 3, 17}, {0.5, 3, 7}, {1000, 7, 9}, {1e-30, 7, 21}};
   std::uint32_t seed = 200;
-  for (const NlmeansParams& p : sets) {
+  for (const ops::NlmeansParams& p : sets) {
     expect_unrounded_matches_exact(noisy_frame(45, 37, seed++, 3), p);
     if (!small_sizes()) expect_unrounded_matches_exact(noisy_frame(97, 70, seed++), p);
   }
   if (small_sizes()) return;
-  for (const NlmeansParams& p : {NlmeansParams{5, 3, 5}, NlmeansParams{30, 9, 31}, NlmeansParams{10, 15, 51}})
+  for (const ops::NlmeansParams& p : {ops::NlmeansParams{5, 3, 5}, ops::NlmeansParams{30, 9, 31}, ops::NlmeansParams{10, 15, 51}})
     expect_rounded_matches_cpu(noisy_frame(301, 150, seed++, 1), p);
   expect_unrounded_matches_exact(noisy_frame(1920, 1080, seed++), {30, 9, 31});
   expect_unrounded_matches_exact(noisy_frame(1920, 1080, seed++), {5, 3, 5});
@@ -267,7 +267,7 @@ TEST(NlmeansCuda, FramesSmallerThanTheWindow) {
   std::uint32_t seed = 300;
   for (const auto& [width, height] :
        std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 2}, {1, 40}, {40, 1}, {5, 4}, {7, 33}})
-    for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{30, 3, 51}, NlmeansParams{20, 15, 5}})
+    for (const ops::NlmeansParams p : {ops::NlmeansParams{10, 7, 21}, ops::NlmeansParams{30, 3, 51}, ops::NlmeansParams{20, 15, 5}})
       expect_unrounded_matches_exact(test::random_image(width, height, seed++), p);
 }
 
@@ -278,8 +278,8 @@ TEST(NlmeansCuda, HugeHGivesTheWindowMean) {
   // is visited once and reads the right pixel.
   std::uint32_t seed = 400;
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{61, 45}, {5, 3}, large(200, 131)})
-    for (const NlmeansParams p :
-         {NlmeansParams{1e6, 3, 5}, NlmeansParams{1e6, 7, 21}, NlmeansParams{1e6, 15, 51}, NlmeansParams{1e6, 1, 3}}) {
+    for (const ops::NlmeansParams p :
+         {ops::NlmeansParams{1e6, 3, 5}, ops::NlmeansParams{1e6, 7, 21}, ops::NlmeansParams{1e6, 15, 51}, ops::NlmeansParams{1e6, 1, 3}}) {
       const HostImageU8 src = test::random_image(width, height, seed++);
       const HostImageF32 got = gpu_unrounded(src, p);
       const int s = p.search / 2;
@@ -307,7 +307,7 @@ TEST(NlmeansCuda, ConstantImageStaysConstant) {
     // One value in the small mode (the sanitizer runs): the values exercise arithmetic, not
     // memory accesses, and racecheck makes each call slow.
     for (const int value : small_sizes() ? std::vector<int>{93} : std::vector<int>{0, 93, 255})
-      for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{3, 15, 51}, NlmeansParams{10, 1, 1}}) {
+      for (const ops::NlmeansParams p : {ops::NlmeansParams{10, 7, 21}, ops::NlmeansParams{3, 15, 51}, ops::NlmeansParams{10, 1, 1}}) {
         // Under racecheck this one call takes minutes; HugeHGivesTheWindowMean runs the same
         // patch and search on a frame of several tiles in the small mode.
         if (small_sizes() && p.search == 51 && width > 64) continue;
@@ -326,7 +326,7 @@ TEST(NlmeansCuda, RoundedIsTheUnroundedRounded) {
   FP_REQUIRE_GPU();
   const auto [width, height] = large(333, 211);
   const HostImageU8 src = noisy_frame(width, height, 500, 7, 30.0);
-  for (const NlmeansParams p : {NlmeansParams{10, 7, 21}, NlmeansParams{25, 5, 15}}) {
+  for (const ops::NlmeansParams p : {ops::NlmeansParams{10, 7, 21}, ops::NlmeansParams{25, 5, 15}}) {
     const HostImageF32 unrounded = gpu_unrounded(src, p);
     const HostImageU8 rounded = gpu_rounded(src, p);
     int wrong = 0;
@@ -350,7 +350,7 @@ struct PaddedDeviceImage {
 
 TEST(NlmeansCuda, AnyPitchAndAlignment) {
   FP_REQUIRE_GPU();
-  const NlmeansParams p{12, 5, 11};
+  const ops::NlmeansParams p{12, 5, 11};
   std::uint32_t seed = 600;
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1, 1}, {31, 9}, {130, 67}})
     for (const auto& [src_offset, pitch_extra] : std::vector<std::pair<int, int>>{{0, 0}, {1, 3}, {7, 1}, {13, 16}}) {
@@ -386,8 +386,8 @@ TEST(NlmeansCuda, RepeatedCallsAndTwoStreams) {
   const auto [width_b, height_b] = large(641, 359);
   const HostImageU8 a = noisy_frame(width_a, height_a, 700);
   const HostImageU8 b = noisy_frame(width_b, height_b, 701, 5);
-  const NlmeansParams pa{10, 7, 21};
-  const NlmeansParams pb{20, 9, 31};
+  const ops::NlmeansParams pa{10, 7, 21};
+  const ops::NlmeansParams pb{20, 9, 31};
   const HostImageU8 want_a = gpu_rounded(a, pa);
   const HostImageU8 want_b = gpu_rounded(b, pb);
   const auto da = test::to_device(a);

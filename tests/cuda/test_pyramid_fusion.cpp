@@ -28,7 +28,7 @@
 namespace {
 
 using fp::HostImageU8;
-using fp::cuda::FusionRule;
+namespace ops = fp::ops;
 using Sizes = std::vector<std::pair<int, int>>;
 
 bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
@@ -39,31 +39,31 @@ std::vector<T> pick(std::vector<T> full, std::vector<T> small) {
   return small_sizes() ? std::move(small) : std::move(full);
 }
 
-constexpr FusionRule kRules[] = {FusionRule::Average, FusionRule::MaxAbs, FusionRule::MaxEnergy};
+constexpr ops::FusionRule kRules[] = {ops::FusionRule::Average, ops::FusionRule::MaxAbs, ops::FusionRule::MaxEnergy};
 
-const char* rule_name(FusionRule rule) {
+const char* rule_name(ops::FusionRule rule) {
   switch (rule) {
-    case FusionRule::Average:
+    case ops::FusionRule::Average:
       return "average";
-    case FusionRule::MaxAbs:
+    case ops::FusionRule::MaxAbs:
       return "max_abs";
-    case FusionRule::MaxEnergy:
+    case ops::FusionRule::MaxEnergy:
       return "max_energy";
   }
   return "?";
 }
 
-fp::cpu::FusionParams to_cpu(const fp::cuda::FusionParams& p) {
-  fp::cpu::FusionParams c;
+fp::ops::FusionParams to_cpu(const fp::ops::FusionParams& p) {
+  fp::ops::FusionParams c;
   c.levels = p.levels;
-  c.rule = p.rule == FusionRule::Average  ? fp::cpu::FusionRule::Average
-           : p.rule == FusionRule::MaxAbs ? fp::cpu::FusionRule::MaxAbs
-                                          : fp::cpu::FusionRule::MaxEnergy;
+  c.rule = p.rule == ops::FusionRule::Average  ? fp::ops::FusionRule::Average
+           : p.rule == ops::FusionRule::MaxAbs ? fp::ops::FusionRule::MaxAbs
+                                          : fp::ops::FusionRule::MaxEnergy;
   c.gain = p.gain;
   return c;
 }
 
-std::string describe(int w, int h, const fp::cuda::FusionParams& p) {
+std::string describe(int w, int h, const fp::ops::FusionParams& p) {
   std::ostringstream s;
   s << w << "x" << h << " levels " << p.levels << " rule " << rule_name(p.rule) << " gain [";
   for (std::size_t i = 0; i < p.gain.size(); ++i) s << (i ? ", " : "") << p.gain[i];
@@ -71,22 +71,22 @@ std::string describe(int w, int h, const fp::cuda::FusionParams& p) {
   return s.str();
 }
 
-fp::cuda::FusionParams params(int levels, FusionRule rule, std::vector<float> gain = {}) {
-  fp::cuda::FusionParams p;
+fp::ops::FusionParams params(int levels, ops::FusionRule rule, std::vector<float> gain = {}) {
+  fp::ops::FusionParams p;
   p.levels = levels;
   p.rule = rule;
   p.gain = std::move(gain);
   return p;
 }
 
-HostImageU8 cpu_fusion(const HostImageU8& a, const HostImageU8& b, const fp::cuda::FusionParams& p) {
+HostImageU8 cpu_fusion(const HostImageU8& a, const HostImageU8& b, const fp::ops::FusionParams& p) {
   HostImageU8 out(a.width(), a.height());
   fp::cpu::pyramid_fusion(a.view(), b.view(), out.view(), to_cpu(p));
   return out;
 }
 
 // One fusion on the GPU with a workspace of exactly the advertised size, on its own stream.
-HostImageU8 gpu_fusion(const HostImageU8& a, const HostImageU8& b, const fp::cuda::FusionParams& p) {
+HostImageU8 gpu_fusion(const HostImageU8& a, const HostImageU8& b, const fp::ops::FusionParams& p) {
   const auto da = fp::test::to_device(a);
   const auto db = fp::test::to_device(b);
   fp::cuda::DeviceImage<std::uint8_t> dst(a.width(), a.height());
@@ -131,7 +131,7 @@ void expect_close_to_cpu(const HostImageU8& gpu, const HostImageU8& cpu) {
       << differing << " of " << gpu.width() * gpu.height() << " samples differ from the CPU's";
 }
 
-void expect_matches_cpu(const HostImageU8& a, const HostImageU8& b, const fp::cuda::FusionParams& p) {
+void expect_matches_cpu(const HostImageU8& a, const HostImageU8& b, const fp::ops::FusionParams& p) {
   SCOPED_TRACE(describe(a.width(), a.height(), p));
   const HostImageU8 expected = cpu_fusion(a, b, p);
   expect_close_to_cpu(gpu_fusion(a, b, p), expected);
@@ -143,7 +143,7 @@ TEST(PyramidFusionGpu, MatchesCpuOnEverySizeRuleAndLevelCount) {
   for (const auto& size : fp::test::kernel_test_sizes()) {
     const HostImageU8 a = fp::test::random_image(size.width, size.height, seed++, size.pitch_extra);
     const HostImageU8 b = fp::test::random_image(size.width, size.height, seed++, size.pitch_extra);
-    for (FusionRule rule : kRules)
+    for (ops::FusionRule rule : kRules)
       for (int levels : pick<int>({1, 2, 3, 4, 5, 6, 7}, {2, 4})) expect_matches_cpu(a, b, params(levels, rule));
   }
 }
@@ -154,7 +154,7 @@ TEST(PyramidFusionGpu, MatchesCpuOnPhotoLikeImages) {
     if (small_sizes() && size.width * size.height < 5000) continue;
     const HostImageU8 a = scene(size.width, size.height, 3, size.pitch_extra);
     const HostImageU8 b = scene(size.width, size.height, 8, size.pitch_extra);
-    for (FusionRule rule : kRules)
+    for (ops::FusionRule rule : kRules)
       for (int levels : pick<int>({2, 5}, {5})) expect_matches_cpu(a, b, params(levels, rule));
   }
 }
@@ -168,7 +168,7 @@ TEST(PyramidFusionGpu, MoreLevelsThanTheImageSupports) {
   for (const auto& [w, h] : sizes) {
     const HostImageU8 a = fp::test::random_image(w, h, seed++);
     const HostImageU8 b = fp::test::random_image(w, h, seed++);
-    for (FusionRule rule : kRules)
+    for (ops::FusionRule rule : kRules)
       for (int levels : pick<int>({8, 9, 10, 11, fp::cuda::kMaxFusionLevels}, {fp::cuda::kMaxFusionLevels}))
         expect_matches_cpu(a, b, params(levels, rule));
   }
@@ -182,7 +182,7 @@ TEST(PyramidFusionGpu, AppliesGainsPerDetailLevel) {
     const HostImageU8 a = scene(w, h, 5);
     const HostImageU8 b = scene(w, h, 6);
     const HostImageU8 na = fp::test::random_image(w, h, 7);
-    for (FusionRule rule : kRules)
+    for (ops::FusionRule rule : kRules)
       for (const auto& gain : gains)
         for (int levels : pick<int>({2, 4, 6}, {4})) {
           expect_matches_cpu(a, b, params(levels, rule, gain));
@@ -199,7 +199,7 @@ TEST(PyramidFusionGpu, FrameFusedWithItselfIsTheFrame) {
     std::vector<HostImageU8> frames = {fp::test::random_image(w, h, seed++, 3)};
     if (!small_sizes()) frames.push_back(scene(w, h, seed++));
     for (const HostImageU8& frame : frames)
-      for (FusionRule rule : kRules)
+      for (ops::FusionRule rule : kRules)
         for (int levels : pick<int>({1, 2, 3, 5, 7, 12}, {1, 3, 12})) {
           const auto p = params(levels, rule, {1.0f, 1.0f});
           SCOPED_TRACE(describe(w, h, p));
@@ -214,7 +214,7 @@ TEST(PyramidFusionGpu, ConstantInputsGiveTheirRoundedMean) {
   // Every detail level of a constant plane is exactly 0 and the base is (10 + 21) / 2 = 15.5,
   // which rounds half up.
   for (const auto& [w, h] : pick<std::pair<int, int>>({{1, 1}, {17, 13}, {640, 360}}, {{17, 13}}))
-    for (FusionRule rule : kRules)
+    for (ops::FusionRule rule : kRules)
       for (int levels : pick<int>({1, 3, 5, 12}, {1, 5})) {
         const auto p = params(levels, rule, {2.0f});
         SCOPED_TRACE(describe(w, h, p));
@@ -235,7 +235,7 @@ TEST(PyramidFusionGpu, TiesGoToTheFirstInput) {
     HostImageU8 b(w, h);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) b(x, y) = static_cast<std::uint8_t>(255 - a(x, y));
-    for (FusionRule rule : {FusionRule::MaxAbs, FusionRule::MaxEnergy})
+    for (ops::FusionRule rule : {ops::FusionRule::MaxAbs, ops::FusionRule::MaxEnergy})
       for (int levels : {2, 3}) expect_matches_cpu(a, b, params(levels, rule));
   }
 }
@@ -262,14 +262,14 @@ TEST(PyramidFusionGpu, ReusesTheWorkspaceAcrossCalls) {
     const fp::cuda::DeviceImage<std::uint8_t>* y;
     const HostImageU8* hx;
     const HostImageU8* hy;
-    fp::cuda::FusionParams p;
+    fp::ops::FusionParams p;
   };
   const std::vector<Call> calls = {
-      {&da, &db, &a, &b, params(5, FusionRule::MaxEnergy, {1.5f, 1.2f})},
-      {&dc, &dd, &c, &d, params(7, FusionRule::MaxAbs)},
-      {&da, &db, &a, &b, params(5, FusionRule::MaxEnergy, {1.5f, 1.2f})},
-      {&dd, &dc, &d, &c, params(3, FusionRule::Average, {0.0f, 2.0f})},
-      {&da, &db, &a, &b, params(5, FusionRule::MaxEnergy, {1.5f, 1.2f})},
+      {&da, &db, &a, &b, params(5, ops::FusionRule::MaxEnergy, {1.5f, 1.2f})},
+      {&dc, &dd, &c, &d, params(7, ops::FusionRule::MaxAbs)},
+      {&da, &db, &a, &b, params(5, ops::FusionRule::MaxEnergy, {1.5f, 1.2f})},
+      {&dd, &dc, &d, &c, params(3, ops::FusionRule::Average, {0.0f, 2.0f})},
+      {&da, &db, &a, &b, params(5, ops::FusionRule::MaxEnergy, {1.5f, 1.2f})},
   };
   std::vector<HostImageU8> results;
   for (const Call& call : calls) {
@@ -308,7 +308,7 @@ TEST(PyramidFusionGpu, AcceptsAnyDevicePitchAndOffset) {
     fp::cuda::Stream stream;
     fp::cuda::upload(a.view(), va, stream.get());
     fp::cuda::upload(b.view(), vb, stream.get());
-    for (FusionRule rule : kRules) {
+    for (ops::FusionRule rule : kRules) {
       const auto p = params(5, rule, {1.25f});
       SCOPED_TRACE(describe(w, h, p));
       const std::size_t bytes = fp::cuda::pyramid_fusion_workspace_bytes(w, h, p.levels);
@@ -332,7 +332,7 @@ TEST(PyramidFusionGpu, RejectsBadArguments) {
   fp::cuda::DeviceArray<unsigned char> workspace(bytes);
   fp::cuda::Stream stream;
   const auto run = [&](fp::ConstImageU8 x, fp::ConstImageU8 y, fp::ImageU8 out, int levels, std::size_t size) {
-    fp::cuda::pyramid_fusion(x, y, out, params(levels, FusionRule::MaxEnergy), workspace.get(), size, stream.get());
+    fp::cuda::pyramid_fusion(x, y, out, params(levels, ops::FusionRule::MaxEnergy), workspace.get(), size, stream.get());
   };
   EXPECT_THROW(run(a.view(), small.view(), dst.view(), 5, bytes), std::invalid_argument);
   EXPECT_THROW(run(a.view(), b.view(), small.view(), 5, bytes), std::invalid_argument);

@@ -138,7 +138,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
     b->inputs = std::make_unique<InputSet>(w, h, 2);
     b->output = DeviceU8(w, h);
     for (auto [patch, search] : {std::pair{7, 21}, std::pair{5, 15}, std::pair{3, 11}}) {
-      cuda::NlmeansParams p;
+      ops::NlmeansParams p;
       p.h = 10;
       p.patch = patch;
       p.search = search;
@@ -153,9 +153,9 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
     b->output = DeviceU8(w, h);
     const std::size_t bytes = cuda::pyramid_fusion_workspace_bytes(w, h, 5);
     b->workspace = cuda::DeviceArray<std::uint8_t>(bytes);
-    for (auto [rule, name] : {std::pair{cuda::FusionRule::MaxEnergy, "max_energy"},
-                              std::pair{cuda::FusionRule::Average, "average"}}) {
-      cuda::FusionParams p;
+    for (auto [rule, name] : {std::pair{ops::FusionRule::MaxEnergy, "max_energy"},
+                              std::pair{ops::FusionRule::Average, "average"}}) {
+      ops::FusionParams p;
       p.levels = 5;
       p.rule = rule;
       cases.push_back(make_case("pyramid_fusion", w, h, fmt::format("2 inputs, levels=5 rule={}", name), 3 * pixels,
