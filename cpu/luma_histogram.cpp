@@ -10,7 +10,7 @@ namespace {
 
 // Counts rows [begin, end) into four interleaved sub-histograms: runs of equal pixels would
 // otherwise make every increment wait for the previous store to the same bin.
-Histogram256 count_rows(ConstImageU8 src, int begin, int end) {
+ops::Histogram256 count_rows(ConstImageU8 src, int begin, int end) {
   std::uint32_t sub[4][256] = {};
   for (int y = begin; y < end; ++y) {
     const std::uint8_t* row = src.row(y);
@@ -23,26 +23,26 @@ Histogram256 count_rows(ConstImageU8 src, int begin, int end) {
     }
     for (; x < src.width; ++x) ++sub[0][row[x]];
   }
-  Histogram256 bins{};
+  ops::Histogram256 bins{};
   for (std::size_t v = 0; v < 256; ++v) bins[v] = sub[0][v] + sub[1][v] + sub[2][v] + sub[3][v];
   return bins;
 }
 
 }  // namespace
 
-Histogram256 histogram(ConstImageU8 src) {
-  Histogram256 total{};
+ops::Histogram256 histogram(ConstImageU8 src) {
+  ops::Histogram256 total{};
   if (src.empty()) return total;
   std::mutex merge;
   parallel_rows(src.height, [&](int begin, int end) {
-    const Histogram256 part = count_rows(src, begin, end);
+    const ops::Histogram256 part = count_rows(src, begin, end);
     std::lock_guard lock(merge);
     for (std::size_t v = 0; v < 256; ++v) total[v] += part[v];
   });
   return total;
 }
 
-int otsu_threshold(const Histogram256& bins) {
+int otsu_threshold(const ops::Histogram256& bins) {
   // Integer class counts and sums are exact, so equal splits (t inside a run of empty bins)
   // give bit-identical variances and the smallest t wins the tie as documented.
   std::uint64_t total_count = 0;
@@ -81,8 +81,8 @@ int otsu_threshold(const Histogram256& bins) {
   return best_t;
 }
 
-LumaStats luma_stats(ConstImageU8 src) {
-  LumaStats stats;
+ops::LumaStats luma_stats(ConstImageU8 src) {
+  ops::LumaStats stats;
   stats.bins = histogram(src);
   std::uint64_t count = 0;
   std::uint64_t sum = 0;

@@ -1,6 +1,5 @@
 #include "cuda/tile.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "cuda/cuda_check.hpp"
@@ -15,14 +14,11 @@ void tile_plane(std::span<const ConstImageU8> sources, std::span<const ops::Tile
                                     static_cast<std::size_t>(dst.width), static_cast<std::size_t>(dst.height), stream));
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const ConstImageU8& src = sources[i];
-    const ops::TileOrigin at = origins[i];
-    if (at.x < 0 || at.y < 0) throw std::invalid_argument("tile_plane: negative origin");
-    const int width = std::min(src.width, dst.width - at.x);
-    const int height = std::min(src.height, dst.height - at.y);
-    if (width <= 0 || height <= 0) continue;
-    FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.row(at.y) + at.x, static_cast<std::size_t>(dst.pitch), src.data,
-                                    static_cast<std::size_t>(src.pitch), static_cast<std::size_t>(width),
-                                    static_cast<std::size_t>(height), cudaMemcpyDeviceToDevice, stream));
+    const ops::TileCopy copy = ops::clip_tile(src.width, src.height, origins[i], dst.width, dst.height);
+    if (copy.width == 0 || copy.height == 0) continue;
+    FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.row(copy.y) + copy.x, static_cast<std::size_t>(dst.pitch), src.data,
+                                    static_cast<std::size_t>(src.pitch), static_cast<std::size_t>(copy.width),
+                                    static_cast<std::size_t>(copy.height), cudaMemcpyDeviceToDevice, stream));
   }
 }
 

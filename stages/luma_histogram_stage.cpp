@@ -7,17 +7,12 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "cpu/luma_histogram.hpp"
-#include "stages/text_output.hpp"
-
-#ifdef FRAMEPIPE_WITH_CUDA
-#include <algorithm>
 #include <memory>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_image.hpp"
-#include "stages/luma_stats_slots.hpp"
-#endif
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
+#include "stages/backend.hpp"
+#include "stages/text_output.hpp"
 
 namespace fp {
 
@@ -44,42 +39,20 @@ class LumaHistogramStage final : public ProcessStage {
       for (int i = 0; i < 256; ++i) header += fmt::format(",b{}", i);
       write(header + '\n');
     }
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (context_.device.kind == DeviceKind::Cuda) {
-      const auto& info = inputs.front();
-      stats_ = std::make_unique<LumaStatsSlots>(context_.slots, info.width, info.height);
-      readback_ = cuda::PinnedArray<cuda::LumaStatsDevice>(static_cast<std::size_t>(context_.slots));
-    }
-#endif
+    // The op hands each frame's stats over as soon as they are known: on the CPU at once, on
+    // a GPU when the slot's work is complete (rows stay in frame order either way).
+    auto receiver = [this](const Frame& timing, const ops::LumaStats& stats) { write_row(timing, stats); };
+    const auto shape = op_shape(context_, inputs.front());
+    op_ = context_.device.kind == DeviceKind::Cuda ? FP_CUDA_ONLY(cuda::make_luma_histogram_op(shape, receiver))
+                                                   : cpu::make_luma_histogram_op(receiver);
     return inputs.front();
   }
 
   // Passes the frame through untouched (the planes are shared, not copied).
   Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
-    const Frame& frame = inputs[0];
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (context_.device.kind == DeviceKind::Cuda) {
-      // The stats stay on the device; one small asynchronous copy brings them into pinned
-      // memory, and the row is written once the slot's work is complete.
-      auto* device_stats = stats_->compute(frame.luma().cview(), frame_context.slot, frame_context.stream);
-      auto* host_stats = readback_.get() + frame_context.slot;
-      FP_CUDA_CHECK(cudaMemcpyAsync(host_stats, device_stats, sizeof(*host_stats), cudaMemcpyDeviceToHost,
-                                    frame_context.stream));
-      Frame timing;
-      timing.copy_timing_from(frame);
-      frame_context.when_complete([this, timing, host_stats] {
-        cpu::LumaStats stats;
-        std::copy(std::begin(host_stats->bins), std::end(host_stats->bins), stats.bins.begin());
-        stats.mean = host_stats->mean;
-        stats.otsu = host_stats->otsu;
-        write_row(timing, stats);
-      });
-      return frame;
-    }
-#endif
-    (void)frame_context;
-    write_row(frame, cpu::luma_stats(frame.luma().cview()));
-    return frame;
+    Frame out = inputs[0];
+    op_->run(inputs, out, frame_context);
+    return out;
   }
 
   void finish() override {
@@ -91,7 +64,7 @@ class LumaHistogramStage final : public ProcessStage {
   bool side_output_failed() const override { return !error_.empty(); }
 
  private:
-  void write_row(const Frame& frame, const cpu::LumaStats& stats) {
+  void write_row(const Frame& frame, const ops::LumaStats& stats) {
     const double time = frame.pts == kNoPts ? -1.0 : static_cast<double>(frame.pts) * frame.time_base.value();
     const long long pts = frame.pts == kNoPts ? -1 : frame.pts;
     if (format_ == RowFormat::Csv) {
@@ -122,10 +95,7 @@ class LumaHistogramStage final : public ProcessStage {
   StageContext context_;
   TextOutput out_;
   std::string error_;  // the first write failure; the rows stop there
-#ifdef FRAMEPIPE_WITH_CUDA
-  std::unique_ptr<LumaStatsSlots> stats_;
-  cuda::PinnedArray<cuda::LumaStatsDevice> readback_;  // one result per slot
-#endif
+  std::unique_ptr<ops::FrameOp> op_;
 };
 
 }  // namespace

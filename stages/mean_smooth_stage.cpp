@@ -4,13 +4,10 @@
 
 #include <stdexcept>
 
-#include "cpu/mean_smooth.hpp"
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
 #include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
-
-#ifdef FRAMEPIPE_WITH_CUDA
-#include "cuda/mean_smooth.hpp"
-#endif
 
 namespace fp {
 
@@ -30,20 +27,11 @@ class MeanSmoothStage final : public LumaPlaneStage {
     return LumaPlaneStage::prepare(inputs);
   }
 
-  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
-    Frame out = output_like(inputs[0]);
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (on_cuda()) {
-      cuda::mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_, frame_context.stream);
-      return out;
-    }
-#endif
-    (void)frame_context;
-    cpu::mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_);
-    return out;
+ private:
+  std::unique_ptr<ops::FrameOp> make_op(const ops::OpShape&) override {
+    return on_cuda() ? FP_CUDA_ONLY(cuda::make_mean_smooth_op(radius_)) : cpu::make_mean_smooth_op(radius_);
   }
 
- private:
   int radius_;
 };
 

@@ -1,12 +1,9 @@
 #include "stages/nlmeans_stage.hpp"
 
-#include "cpu/nlmeans.hpp"
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
 #include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
-
-#ifdef FRAMEPIPE_WITH_CUDA
-#include "cuda/nlmeans.hpp"
-#endif
 
 namespace fp {
 
@@ -17,20 +14,11 @@ class NlmeansStage final : public LumaPlaneStage {
   NlmeansStage(ops::NlmeansParams params, StageContext context)
       : LumaPlaneStage(std::move(context)), params_(params) {}
 
-  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
-    Frame out = output_like(inputs[0]);
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (on_cuda()) {
-      cuda::nlmeans(inputs[0].luma().cview(), out.luma().view(), params_, frame_context.stream);
-      return out;
-    }
-#endif
-    (void)frame_context;
-    cpu::nlmeans(inputs[0].luma().cview(), out.luma().view(), params_);
-    return out;
+ private:
+  std::unique_ptr<ops::FrameOp> make_op(const ops::OpShape&) override {
+    return on_cuda() ? FP_CUDA_ONLY(cuda::make_nlmeans_op(params_)) : cpu::make_nlmeans_op(params_);
   }
 
- private:
   ops::NlmeansParams params_;
 };
 

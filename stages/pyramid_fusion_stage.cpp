@@ -4,14 +4,10 @@
 
 #include <stdexcept>
 
-#include "cpu/pyramid_fusion.hpp"
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
 #include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
-
-#ifdef FRAMEPIPE_WITH_CUDA
-#include "cuda/device_image.hpp"
-#include "cuda/pyramid_fusion.hpp"
-#endif
 
 namespace fp {
 
@@ -33,42 +29,20 @@ class PyramidFusionStage final : public LumaPlaneStage {
   PyramidFusionStage(const StageParams& params, StageContext context)
       : LumaPlaneStage(std::move(context)), params_(fusion_params(params)) {}
 
+  // The output keeps the first input's chroma and timing.
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
     if (inputs[0].width != inputs[1].width || inputs[0].height != inputs[1].height)
       throw std::runtime_error(fmt::format("stage '{}': its two inputs differ in size ({}x{} and {}x{})",
                                            context().id, inputs[0].width, inputs[0].height, inputs[1].width,
                                            inputs[1].height));
-    VideoInfo info = LumaPlaneStage::prepare(inputs);
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (on_cuda()) {
-      // One workspace per frame slot: slots run at once on their own streams.
-      workspace_bytes_ = cuda::pyramid_fusion_workspace_bytes(info.width, info.height, params_.levels);
-      for (int s = 0; s < context().slots; ++s) workspaces_.emplace_back(workspace_bytes_);
-    }
-#endif
-    return info;
-  }
-
-  // The output keeps the first input's chroma and timing.
-  Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
-    Frame out = output_like(inputs[0]);
-#ifdef FRAMEPIPE_WITH_CUDA
-    if (on_cuda()) {
-      cuda::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_,
-                           workspaces_[frame_context.slot].get(), workspace_bytes_, frame_context.stream);
-      return out;
-    }
-#endif
-    (void)frame_context;
-    cpu::pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_);
-    return out;
+    return LumaPlaneStage::prepare(inputs);
   }
 
  private:
-#ifdef FRAMEPIPE_WITH_CUDA
-  std::size_t workspace_bytes_ = 0;
-  std::vector<cuda::DeviceArray<std::uint8_t>> workspaces_;
-#endif
+  std::unique_ptr<ops::FrameOp> make_op(const ops::OpShape& shape) override {
+    return on_cuda() ? FP_CUDA_ONLY(cuda::make_pyramid_fusion_op(params_, shape)) : cpu::make_pyramid_fusion_op(params_);
+  }
+
   ops::FusionParams params_;
 };
 

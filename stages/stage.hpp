@@ -12,13 +12,11 @@
 #include <vector>
 
 #include "core/frame.hpp"
+#include "core/frame_context.hpp"
 #include "media/decode_errors.hpp"
 #include "media/reconnect.hpp"
 #include "media/video_info.hpp"
 #include "stages/param.hpp"
-
-// What cudaStream_t points to (a global name): stage.hpp needs no CUDA headers.
-struct CUstream_st;
 
 namespace fp {
 
@@ -43,29 +41,6 @@ struct StageContext {
   // The run's stop request (Ctrl-C, SIGTERM), or null. Blocking work outside the executor's
   // threads — opening a network input on the graph's thread — polls it to give up at once.
   const std::atomic<bool>* stop = nullptr;
-};
-
-// What the executor hands a stage with each frame.
-class FrameContext {
- public:
-  int slot = 0;                   // 0 .. StageContext::slots - 1
-  ::CUstream_st* stream = nullptr;  // the slot's CUDA stream; null on the CPU
-
-  // Host work that needs this frame's device results (a histogram row read from pinned
-  // memory, say): it runs once the slot's device work is complete, in frame order, before
-  // the frame's outputs reach the sinks. On the CPU it runs right after the graph.
-  void when_complete(std::function<void()> work) { completions_.push_back(std::move(work)); }
-
-  // For the executor: runs and forgets the pending work.
-  void run_completions() {
-    auto work = std::move(completions_);
-    completions_.clear();
-    for (auto& w : work) w();
-  }
-  void drop_completions() { completions_.clear(); }
-
- private:
-  std::vector<std::function<void()>> completions_;
 };
 
 enum class StageRole { Source, Process, Sink };

@@ -8,20 +8,15 @@
 
 #include "core/frame_pool.hpp"
 #include "core/ops/tile_layout.hpp"
-#include "cpu/tile.hpp"
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
+#include "stages/backend.hpp"
 #include "stages/stage_memory.hpp"
-
-#ifdef FRAMEPIPE_WITH_CUDA
-#include "cuda/tile.hpp"
-#endif
 
 namespace fp {
 
 namespace {
 
-// What the cells no input covers show: black, with neutral chroma.
-constexpr std::uint8_t kBlack = 16;
-constexpr std::uint8_t kNeutralChroma = 128;
 constexpr int kMaxInputs = 16;
 
 class TileStage final : public ProcessStage {
@@ -38,6 +33,7 @@ class TileStage final : public ProcessStage {
     info.width = layout_.width;
     info.height = layout_.height;
     pool_ = std::make_unique<FramePool>(info.width, info.height, plane_memory_for(context_.device));
+    op_ = context_.device.kind == DeviceKind::Cuda ? FP_CUDA_ONLY(cuda::make_tile_op(layout_)) : cpu::make_tile_op(layout_);
     return info;
   }
 
@@ -45,21 +41,7 @@ class TileStage final : public ProcessStage {
   Frame process(std::span<const Frame> inputs, FrameContext& frame_context) override {
     Frame out = pool_->acquire();
     out.copy_timing_from(inputs[0]);
-    for (int p = 0; p < 3; ++p) {
-      std::vector<ConstImageU8> planes;
-      for (const Frame& in : inputs) planes.push_back(in.planes[p].cview());
-      const auto& origins = p == 0 ? layout_.luma : layout_.chroma;
-      std::optional<std::uint8_t> fill;
-      if (!layout_.covered) fill = p == 0 ? kBlack : kNeutralChroma;
-#ifdef FRAMEPIPE_WITH_CUDA
-      if (context_.device.kind == DeviceKind::Cuda) {
-        cuda::tile_plane(planes, origins, out.planes[p].view(), fill, frame_context.stream);
-        continue;
-      }
-#endif
-      cpu::tile_plane(planes, origins, out.planes[p].view(), fill);
-    }
-    (void)frame_context;
+    op_->run(inputs, out, frame_context);
     return out;
   }
 
@@ -68,6 +50,7 @@ class TileStage final : public ProcessStage {
   StageContext context_;
   ops::TileLayout layout_;
   std::unique_ptr<FramePool> pool_;
+  std::unique_ptr<ops::FrameOp> op_;
 };
 
 }  // namespace

@@ -5,6 +5,10 @@
 // take half a chroma sample) and the last one ends at the plane's edge.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace fp::ops {
@@ -39,6 +43,30 @@ inline TileLayout tile_layout(int inputs, int columns, int cell_width, int cell_
   }
   layout.covered = inputs == layout.columns * layout.rows;
   return layout;
+}
+
+// One source's part of a tile_plane call: where it goes in the destination and how much of
+// it fits (both backends copy exactly these rectangles, in this order).
+struct TileCopy {
+  int x = 0;
+  int y = 0;
+  int width = 0;   // of the source's top-left part that lands inside the destination
+  int height = 0;
+};
+
+// Throws std::invalid_argument on a negative origin; a source entirely outside gives an
+// empty copy.
+inline TileCopy clip_tile(int source_width, int source_height, TileOrigin at, int dst_width, int dst_height) {
+  if (at.x < 0 || at.y < 0) throw std::invalid_argument("tile_plane: negative origin");
+  return {at.x, at.y, std::max(0, std::min(source_width, dst_width - at.x)),
+          std::max(0, std::min(source_height, dst_height - at.y))};
+}
+
+// What a plane's uncovered cells get (black, neutral chroma), or nothing when every sample
+// belongs to an input.
+inline std::optional<std::uint8_t> tile_fill(const TileLayout& layout, int plane) {
+  if (layout.covered) return std::nullopt;
+  return plane == 0 ? std::uint8_t{16} : std::uint8_t{128};
 }
 
 }  // namespace fp::ops

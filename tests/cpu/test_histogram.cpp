@@ -11,8 +11,8 @@ namespace {
 
 using test::kSizes;
 
-Histogram256 naive_histogram(const HostImageU8& image) {
-  Histogram256 bins{};
+ops::Histogram256 naive_histogram(const HostImageU8& image) {
+  ops::Histogram256 bins{};
   for (int y = 0; y < image.height(); ++y)
     for (int x = 0; x < image.width(); ++x) ++bins[image(x, y)];
   return bins;
@@ -66,7 +66,7 @@ TEST(Histogram, MatchesCountingOnAllSizes) {
   for (const auto size : kSizes) {
     SCOPED_TRACE(test::describe(size));
     const HostImageU8 image = test::random_image(size.w, size.h, seed++);
-    const Histogram256 bins = histogram(image.view());
+    const ops::Histogram256 bins = histogram(image.view());
     EXPECT_EQ(bins, naive_histogram(image));
     std::uint64_t total = 0;
     for (auto b : bins) total += b;
@@ -81,7 +81,7 @@ TEST(Histogram, StatsMatchBruteForce) {
       SCOPED_TRACE(test::describe(size) + (blobs ? " blobs" : " noise"));
       const HostImageU8 image =
           blobs ? test::blob_image(size.w, size.h, seed++) : test::random_image(size.w, size.h, seed++);
-      const LumaStats stats = luma_stats(image.view());
+      const ops::LumaStats stats = luma_stats(image.view());
       EXPECT_EQ(stats.bins, naive_histogram(image));
       EXPECT_NEAR(stats.mean, naive_mean(image), 1e-9);
       EXPECT_EQ(stats.otsu, naive_otsu(image));
@@ -97,8 +97,8 @@ TEST(Histogram, ConstantImageHasOneBinAndOtsuAtTheValue) {
       HostImageU8 image = test::pitched_image(size.w, size.h);
       for (int y = 0; y < size.h; ++y)
         for (int x = 0; x < size.w; ++x) image(x, y) = static_cast<std::uint8_t>(value);
-      const LumaStats stats = luma_stats(image.view());
-      Histogram256 want{};
+      const ops::LumaStats stats = luma_stats(image.view());
+      ops::Histogram256 want{};
       want[static_cast<std::size_t>(value)] = static_cast<std::uint32_t>(size.w * size.h);
       EXPECT_EQ(stats.bins, want);
       EXPECT_DOUBLE_EQ(stats.mean, value);
@@ -108,24 +108,24 @@ TEST(Histogram, ConstantImageHasOneBinAndOtsuAtTheValue) {
 
 TEST(Histogram, OtsuKnownAnswers) {
   // Two values: every t in [a, b-1] splits them the same way; the smallest is a.
-  Histogram256 two{};
+  ops::Histogram256 two{};
   two[40] = 100;
   two[200] = 300;
   EXPECT_EQ(otsu_threshold(two), 40);
   // Two equal groups of three values each: t = 12 separates them.
-  Histogram256 groups{};
+  ops::Histogram256 groups{};
   for (int v : {10, 11, 12}) groups[static_cast<std::size_t>(v)] = 50;
   for (int v : {100, 101, 102}) groups[static_cast<std::size_t>(v)] = 50;
   EXPECT_EQ(otsu_threshold(groups), 12);
   // Two adjacent values, however unequal their counts: the only real split is t = 0.
-  Histogram256 skewed{};
+  ops::Histogram256 skewed{};
   skewed[0] = 10;
   skewed[1] = 90;
   EXPECT_EQ(otsu_threshold(skewed), 0);
   // Empty histogram (empty image).
-  EXPECT_EQ(otsu_threshold(Histogram256{}), 0);
+  EXPECT_EQ(otsu_threshold(ops::Histogram256{}), 0);
   const HostImageU8 empty(0, 0);
-  const LumaStats stats = luma_stats(empty.view());
+  const ops::LumaStats stats = luma_stats(empty.view());
   EXPECT_EQ(stats.mean, 0.0);
   EXPECT_EQ(stats.otsu, 0);
 }
@@ -134,7 +134,7 @@ TEST(Histogram, OtsuIsNotOffByOneOnAThreeLevelImage) {
   // Values 0, 128, 255 in proportions 1:1:2: a hand check gives t in [128, 254] best
   // (separating 255 from the rest: w0=w1=1/2, mu0=64, mu1=255, variance 9120.25) over
   // t in [0, 127] (w0=1/4, mu0=0, mu1=212.67, variance 8480.3); the smallest is 128.
-  Histogram256 bins{};
+  ops::Histogram256 bins{};
   bins[0] = 1;
   bins[128] = 1;
   bins[255] = 2;

@@ -11,6 +11,7 @@
 #include "core/ops/tile_layout.hpp"
 #include "cpu/tile.hpp"
 #include "tests/cpu/test_images.hpp"
+#include "tests/cpu/tile_cases.hpp"
 
 namespace fp::test {
 namespace {
@@ -55,27 +56,24 @@ HostImageU8 expected_tile(const std::vector<HostImageU8>& sources, const std::ve
 }
 
 TEST(Tile, EverySampleLandsAtItsOriginInLumaAndChroma) {
-  for (const auto [w, h, n, columns] : std::vector<std::array<int, 4>>{{1, 1, 1, 0}, {17, 13, 3, 0}, {17, 13, 3, 2},
-                                                                      {64, 48, 4, 2}, {161, 97, 3, 0}}) {
-    const auto layout = ops::tile_layout(n, columns, w, h);
+  for (const TileCase& c : kTileCases) {
+    const auto layout = ops::tile_layout(c.inputs, c.columns, c.width, c.height);
     for (const bool chroma : {false, true}) {
-      const int sw = chroma ? chroma_width(w) : w;
-      const int sh = chroma ? chroma_height(h) : h;
-      const int dw = chroma ? chroma_width(layout.width) : layout.width;
-      const int dh = chroma ? chroma_height(layout.height) : layout.height;
+      const auto size = tile_plane_sizes(c, layout, chroma);
       std::vector<HostImageU8> sources;
       std::vector<ConstImageU8> views;
-      for (int i = 0; i < n; ++i) sources.push_back(random_image(sw, sh, 100u + i + (chroma ? 50u : 0u)));
+      for (int i = 0; i < c.inputs; ++i)
+        sources.push_back(random_image(size.source_width, size.source_height, 100u + i + (chroma ? 50u : 0u)));
       for (const auto& s : sources) views.push_back(s.view());
       const auto& origins = chroma ? layout.chroma : layout.luma;
-      HostImageU8 out = pitched_image(dw, dh);
-      const int fill = chroma ? 128 : 16;
-      cpu::tile_plane(views, origins, out.view(), layout.covered ? std::nullopt : std::optional<std::uint8_t>(fill));
-      const HostImageU8 expected = expected_tile(sources, origins, dw, dh, fill);
-      for (int y = 0; y < dh; ++y)
-        for (int x = 0; x < dw; ++x)
-          ASSERT_EQ(out(x, y), expected(x, y)) << w << "x" << h << " n=" << n << (chroma ? " chroma" : " luma") << " at "
-                                              << x << "," << y;
+      HostImageU8 out = pitched_image(size.width, size.height);
+      const auto fill = ops::tile_fill(layout, chroma ? 1 : 0);
+      cpu::tile_plane(views, origins, out.view(), fill);
+      const HostImageU8 expected = expected_tile(sources, origins, size.width, size.height, fill.value_or(0));
+      for (int y = 0; y < size.height; ++y)
+        for (int x = 0; x < size.width; ++x)
+          ASSERT_EQ(out(x, y), expected(x, y)) << c.width << "x" << c.height << " n=" << c.inputs
+                                              << (chroma ? " chroma" : " luma") << " at " << x << "," << y;
     }
   }
 }

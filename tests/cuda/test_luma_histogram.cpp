@@ -67,7 +67,7 @@ LumaStatsDevice run(ConstImageU8 device, cudaStream_t stream = nullptr) {
 }
 
 void expect_matches_cpu(const LumaStatsDevice& got, const HostImageU8& image, const std::string& what) {
-  const cpu::LumaStats want = cpu::luma_stats(image.view());
+  const ops::LumaStats want = cpu::luma_stats(image.view());
   int wrong_bins = 0;
   for (int v = 0; v < 256; ++v) {
     if (got.bins[v] != want.bins[static_cast<std::size_t>(v)] && wrong_bins++ < 3)

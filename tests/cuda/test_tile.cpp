@@ -3,7 +3,6 @@
 // destination with pitch != width.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <optional>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "core/ops/tile_layout.hpp"
 #include "cpu/tile.hpp"
 #include "cuda/tile.hpp"
+#include "tests/cpu/tile_cases.hpp"
 #include "tests/cuda/cuda_test_util.hpp"
 #include "tests/cuda/gpu_test.hpp"
 
@@ -19,38 +19,34 @@ namespace {
 
 TEST(TileCuda, MatchesTheCpuForEveryLayout) {
   FP_REQUIRE_GPU();
-  for (const auto [w, h, n, columns] : std::vector<std::array<int, 4>>{{1, 1, 1, 0}, {17, 13, 3, 0}, {17, 13, 3, 2},
-                                                                      {161, 97, 3, 0}, {640, 360, 4, 3}}) {
-    const auto layout = ops::tile_layout(n, columns, w, h);
+  for (const TileCase& c : kTileCases) {
+    const auto layout = ops::tile_layout(c.inputs, c.columns, c.width, c.height);
     for (const bool chroma : {false, true}) {
-      const int sw = chroma ? chroma_width(w) : w;
-      const int sh = chroma ? chroma_height(h) : h;
-      const int dw = chroma ? chroma_width(layout.width) : layout.width;
-      const int dh = chroma ? chroma_height(layout.height) : layout.height;
+      const auto size = tile_plane_sizes(c, layout, chroma);
       const auto& origins = chroma ? layout.chroma : layout.luma;
-      const std::optional<std::uint8_t> fill =
-          layout.covered ? std::nullopt : std::optional<std::uint8_t>(chroma ? 128 : 16);
+      const auto fill = ops::tile_fill(layout, chroma ? 1 : 0);
       std::vector<HostImageU8> sources;
       std::vector<cuda::DeviceImage<std::uint8_t>> device_sources;
       std::vector<ConstImageU8> host_views;
       std::vector<ConstImageU8> device_views;
-      for (int i = 0; i < n; ++i) {
-        sources.push_back(random_image(sw, sh, 300u + i, 3));
+      for (int i = 0; i < c.inputs; ++i) {
+        sources.push_back(random_image(size.source_width, size.source_height, 300u + i, 3));
         device_sources.push_back(to_device(sources.back()));
       }
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < c.inputs; ++i) {
         host_views.push_back(sources[i].view());
         device_views.push_back(device_sources[i].view());
       }
       // Both destinations start from the same random bytes, so an uncovered sample shows.
-      HostImageU8 expected = random_image(dw, dh, 999u, 5);
+      HostImageU8 expected = random_image(size.width, size.height, 999u, 5);
       auto device_out = to_device(expected);
       cpu::tile_plane(host_views, origins, expected.view(), fill);
       cuda::tile_plane(device_views, origins, device_out.view(), fill, nullptr);
       FP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
       std::string where;
       EXPECT_EQ(max_abs_difference(to_host(device_out), expected, &where), 0)
-          << w << "x" << h << " n=" << n << " columns=" << columns << (chroma ? " chroma " : " luma ") << where;
+          << c.width << "x" << c.height << " n=" << c.inputs << " columns=" << c.columns
+          << (chroma ? " chroma " : " luma ") << where;
     }
   }
 }

@@ -58,8 +58,24 @@ TEST(Docs, EveryProcessingStageFollowsTheRecipe) {
         << spec.type << ": tests/cuda/test_" << spec.type << ".cpp has no test comparing the GPU with the CPU";
     EXPECT_NE(bench.find("wanted(\"" + spec.type + "\")"), std::string::npos)
         << spec.type << ": no case in tools/framepipe/bench/bench_cases.cpp";
+    // The stage's op from each backend's factory (core/ops/frame_op.hpp).
+    for (const char* backend : {"cpu", "cuda"}) {
+      const std::string factories = read_text(root / backend / "frame_ops.hpp");
+      EXPECT_NE(factories.find(" make_" + spec.type + "_op("), std::string::npos)
+          << spec.type << ": no make_" << spec.type << "_op in " << backend << "/frame_ops.hpp";
+    }
   }
   EXPECT_GE(processing, 5);
+}
+
+// A stage file reads as parameters, checks, prepare and process: backend code lives in cpu/
+// and cuda/, and the one #ifdef on CUDA in stages/backend.hpp, where the factories are chosen.
+TEST(Docs, StageFilesHaveNoBackendIfdef) {
+  for (const auto& entry : fs::directory_iterator(fs::path(FRAMEPIPE_SOURCE_DIR) / "stages")) {
+    const auto name = entry.path().filename().string();
+    if (name == "backend.hpp" || (entry.path().extension() != ".cpp" && entry.path().extension() != ".hpp")) continue;
+    EXPECT_EQ(read_text(entry.path()).find("FRAMEPIPE_WITH_CUDA"), std::string::npos) << "stages/" << name;
+  }
 }
 
 TEST(Docs, ReadmeListsEveryExamplePipeline) {

@@ -12,7 +12,7 @@
 #include "cuda/device_image.hpp"
 #include "cuda/luma_histogram.hpp"
 
-namespace fp {
+namespace fp::cuda {
 
 class LumaStatsSlots {
  public:
@@ -20,12 +20,12 @@ class LumaStatsSlots {
 
   // Enqueues the stats of `plane` on `stream`; returns the slot's device result, valid in
   // stream order after this call.
-  cuda::LumaStatsDevice* compute(ConstImageU8 plane, int slot, cudaStream_t stream);
+  LumaStatsDevice* compute(ConstImageU8 plane, int slot, cudaStream_t stream);
 
  private:
   std::size_t workspace_bytes_;
-  std::vector<cuda::DeviceArray<std::uint8_t>> workspaces_;
-  cuda::DeviceArray<cuda::LumaStatsDevice> results_;
+  std::vector<DeviceArray<std::uint8_t>> workspaces_;
+  DeviceArray<LumaStatsDevice> results_;
 };
 
-}  // namespace fp
+}  // namespace fp::cuda

@@ -1,0 +1,119 @@
+#include "cpu/frame_ops.hpp"
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/frame_pool.hpp"
+#include "cpu/luma_histogram.hpp"
+#include "cpu/mean_smooth.hpp"
+#include "cpu/nlmeans.hpp"
+#include "cpu/pyramid_fusion.hpp"
+#include "cpu/thinning.hpp"
+#include "cpu/tile.hpp"
+
+namespace fp::cpu {
+
+namespace {
+
+class LumaHistogramOp final : public ops::FrameOp {
+ public:
+  explicit LumaHistogramOp(ops::LumaStatsReceiver receiver) : receiver_(std::move(receiver)) {}
+  void run(std::span<const Frame> inputs, Frame&, FrameContext&) override {
+    receiver_(inputs[0], luma_stats(inputs[0].luma().cview()));
+  }
+
+ private:
+  ops::LumaStatsReceiver receiver_;
+};
+
+class MeanSmoothOp final : public ops::FrameOp {
+ public:
+  explicit MeanSmoothOp(int radius) : radius_(radius) {}
+  void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
+    mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_);
+  }
+
+ private:
+  int radius_;
+};
+
+class NlmeansOp final : public ops::FrameOp {
+ public:
+  explicit NlmeansOp(const ops::NlmeansParams& params) : params_(params) {}
+  void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
+    nlmeans(inputs[0].luma().cview(), out.luma().view(), params_);
+  }
+
+ private:
+  ops::NlmeansParams params_;
+};
+
+class PyramidFusionOp final : public ops::FrameOp {
+ public:
+  explicit PyramidFusionOp(ops::FusionParams params) : params_(std::move(params)) {}
+  void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
+    pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_);
+  }
+
+ private:
+  ops::FusionParams params_;
+};
+
+class ThinningOp final : public ops::FrameOp {
+ public:
+  ThinningOp(std::optional<int> threshold, const ops::OpShape& shape) : threshold_(threshold) {
+    // A skeleton is black and white: neutral chroma, made once and shared by every frame.
+    FramePool pool(shape.width, shape.height);
+    const Frame gray = pool.acquire();
+    for (int p = 1; p < 3; ++p) {
+      const ImageU8 plane = gray.planes[p].view();
+      for (int y = 0; y < plane.height; ++y) std::memset(plane.row(y), 128, static_cast<std::size_t>(plane.width));
+      chroma_[p - 1] = gray.planes[p];
+    }
+  }
+  void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
+    out.planes[1] = chroma_[0];
+    out.planes[2] = chroma_[1];
+    const ConstImageU8 src = inputs[0].luma().cview();
+    thinning(src, out.luma().view(), threshold_ ? *threshold_ : otsu_threshold(histogram(src)));
+  }
+
+ private:
+  std::optional<int> threshold_;
+  Plane chroma_[2];
+};
+
+class TileOp final : public ops::FrameOp {
+ public:
+  explicit TileOp(ops::TileLayout layout) : layout_(std::move(layout)) {}
+  void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
+    for (int p = 0; p < 3; ++p) {
+      std::vector<ConstImageU8> planes;
+      for (const Frame& in : inputs) planes.push_back(in.planes[p].cview());
+      tile_plane(planes, p == 0 ? layout_.luma : layout_.chroma, out.planes[p].view(), ops::tile_fill(layout_, p));
+    }
+  }
+
+ private:
+  ops::TileLayout layout_;
+};
+
+}  // namespace
+
+std::unique_ptr<ops::FrameOp> make_luma_histogram_op(ops::LumaStatsReceiver receiver) {
+  return std::make_unique<LumaHistogramOp>(std::move(receiver));
+}
+std::unique_ptr<ops::FrameOp> make_mean_smooth_op(int radius) { return std::make_unique<MeanSmoothOp>(radius); }
+std::unique_ptr<ops::FrameOp> make_nlmeans_op(const ops::NlmeansParams& params) {
+  return std::make_unique<NlmeansOp>(params);
+}
+std::unique_ptr<ops::FrameOp> make_pyramid_fusion_op(const ops::FusionParams& params) {
+  return std::make_unique<PyramidFusionOp>(params);
+}
+std::unique_ptr<ops::FrameOp> make_thinning_op(std::optional<int> threshold, const ops::OpShape& shape) {
+  return std::make_unique<ThinningOp>(threshold, shape);
+}
+std::unique_ptr<ops::FrameOp> make_tile_op(const ops::TileLayout& layout) { return std::make_unique<TileOp>(layout); }
+
+}  // namespace fp::cpu

@@ -1,0 +1,23 @@
+#include "cuda/luma_stats_slots.hpp"
+
+#include "cuda/cuda_check.hpp"
+
+namespace fp::cuda {
+
+LumaStatsSlots::LumaStatsSlots(int slots, int width, int height)
+    : workspace_bytes_(luma_stats_workspace_bytes(width, height)), results_(static_cast<std::size_t>(slots)) {
+  for (int s = 0; s < slots; ++s) {
+    workspaces_.emplace_back(workspace_bytes_);
+    init_luma_stats_workspace(workspaces_.back().get(), workspace_bytes_, nullptr);
+  }
+  // The slots' streams do not wait for the legacy stream the clears ran on; set-up may.
+  FP_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+LumaStatsDevice* LumaStatsSlots::compute(ConstImageU8 plane, int slot, cudaStream_t stream) {
+  auto* result = results_.get() + slot;
+  luma_stats(plane, result, workspaces_[static_cast<std::size_t>(slot)].get(), workspace_bytes_, stream);
+  return result;
+}
+
+}  // namespace fp::cuda
