@@ -12,7 +12,7 @@
 # and a summary goes to stdout. The device copy has no .git: pass the commit as
 # FRAMEPIPE_COMMIT=$(git describe --always --dirty) in the command.
 #
-# Environment: STEPS (default "tests sanitizers pipelines bench": any subset, so that a long
+# Environment: STEPS (default "tests sanitizers pipelines bench": any subset, empty to build only, so that a long
 # check can be split over several calls of one warm machine; with a fresh build the whole
 # check takes longer than the device tool's 10 minutes a call: run "tests" first, then
 # "sanitizers", then "pipelines bench"), SANITIZER_TOOLS (default
@@ -21,7 +21,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 logs=$root/build-gpu/logs
-steps=" ${STEPS:-tests sanitizers pipelines bench} "
+steps=" ${STEPS-tests sanitizers pipelines bench} "
 tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck}
 status=0
 failed() {  # what
