@@ -21,8 +21,23 @@ constexpr std::size_t kAlignment = 64;
 // plane's last one (FFmpeg's own pool adds bytes at the end for the same reason).
 constexpr int kSlackRows = 2;
 
-// One pooled plane lent to FFmpeg: back to its pool when FFmpeg frees the buffer.
-void give_back(void* opaque, std::uint8_t*) { delete static_cast<Plane*>(opaque); }
+// ThreadSanitizer's view of the hand-over through libavutil's reference count (reader_done).
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* address);
+extern "C" void __tsan_release(void* address);
+void tsan_acquire(void* address) { __tsan_acquire(address); }
+void tsan_release(void* address) { __tsan_release(address); }
+#else
+void tsan_acquire(void*) {}
+void tsan_release(void*) {}
+#endif
+
+// One pooled plane lent to FFmpeg: back to its pool when FFmpeg frees the buffer, after
+// every reader's reader_done.
+void give_back(void* opaque, std::uint8_t* data) {
+  tsan_acquire(data);
+  delete static_cast<Plane*>(opaque);
+}
 
 }  // namespace
 
@@ -94,6 +109,11 @@ int DecodeBuffers::get_buffer(AVCodecContext* decoder, AVFrame* frame, int flags
   }
   frame->extended_data = frame->data;
   return 0;
+}
+
+void DecodeBuffers::reader_done(const AVFrame* frame) {
+  for (const AVBufferRef* buf : frame->buf)
+    if (buf != nullptr) tsan_release(buf->data);
 }
 
 std::size_t DecodeBuffers::allocated() const { return allocated_.load(std::memory_order_relaxed); }

@@ -37,6 +37,13 @@ class DecodeBuffers {
   // reference (the decoder's own, for prediction, and the Frame's) is gone.
   int get_buffer(AVCodecContext* decoder, AVFrame* frame, int flags) noexcept;
 
+  // Called by whoever drops the last Frame reference to a picture decoded here, right
+  // before freeing the AVFrame. FFmpeg may still hold the picture (a reference frame) and
+  // free it later on one of its own threads, ordered after this one only by libavutil's
+  // atomic reference count, which ThreadSanitizer cannot see; this tells it (and does
+  // nothing in other builds).
+  static void reader_done(const AVFrame* frame);
+
   // Planes made so far (tests).
   std::size_t allocated() const;
 

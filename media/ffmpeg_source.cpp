@@ -308,7 +308,10 @@ class FfmpegSource final : public FrameSource {
   // buffers go back to their pool when both the decoder (a reference picture) and the
   // pipeline are done with them.
   Frame decoded_in_place() {
-    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) { av_frame_free(&f); });
+    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) {
+      DecodeBuffers::reader_done(f);
+      av_frame_free(&f);
+    });
     if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
     av_frame_move_ref(held.get(), frame_.get());
     Frame out;
