@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "core/frame_pool.hpp"
 #include "cpu/luma_histogram.hpp"
@@ -88,11 +87,9 @@ class TileOp final : public ops::FrameOp {
  public:
   explicit TileOp(ops::TileLayout layout) : layout_(std::move(layout)) {}
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
-    for (int p = 0; p < 3; ++p) {
-      std::vector<ConstImageU8> planes;
-      for (const Frame& in : inputs) planes.push_back(in.planes[p].cview());
-      tile_plane(planes, p == 0 ? layout_.luma : layout_.chroma, out.planes[p].view(), ops::tile_fill(layout_, p));
-    }
+    ops::tile_frame(layout_, inputs, out, [](auto planes, const auto& origins, ImageU8 dst, auto fill) {
+      tile_plane(planes, origins, dst, fill);
+    });
   }
 
  private:

@@ -144,12 +144,9 @@ class TileOp final : public ops::FrameOp {
  public:
   explicit TileOp(ops::TileLayout layout) : layout_(std::move(layout)) {}
   void run(std::span<const Frame> inputs, Frame& out, FrameContext& context) override {
-    for (int p = 0; p < 3; ++p) {
-      std::vector<ConstImageU8> planes;
-      for (const Frame& in : inputs) planes.push_back(in.planes[p].cview());
-      tile_plane(planes, p == 0 ? layout_.luma : layout_.chroma, out.planes[p].view(), ops::tile_fill(layout_, p),
-                 context.stream);
-    }
+    ops::tile_frame(layout_, inputs, out, [&context](auto planes, const auto& origins, ImageU8 dst, auto fill) {
+      tile_plane(planes, origins, dst, fill, context.stream);
+    });
   }
 
  private:

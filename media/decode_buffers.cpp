@@ -43,19 +43,12 @@ void give_back(void* opaque, std::uint8_t* data) {
 
 DecodeBuffers::DecodeBuffers(const PlaneMemory& memory) : memory_(memory) {
   memory_.row_alignment = std::max<std::ptrdiff_t>(memory_.row_alignment, kAlignment);
-  auto allocate = memory_.allocate;
-  if (!allocate) {
-    allocate = [](std::size_t bytes) {
+  if (!memory_.allocate) {
+    memory_.allocate = [](std::size_t bytes) {
       return static_cast<std::uint8_t*>(::operator new[](bytes, std::align_val_t{kAlignment}));
     };
     memory_.release = [](std::uint8_t* p) { ::operator delete[](p, std::align_val_t{kAlignment}); };
   }
-  // Counted for allocated(); pools call this under their own lock, from any thread.
-  memory_.allocate = [this, allocate = std::move(allocate)](std::size_t bytes) {
-    std::uint8_t* p = allocate(bytes);
-    allocated_.fetch_add(1, std::memory_order_relaxed);
-    return p;
-  };
 }
 
 bool DecodeBuffers::takes(const AVCodecContext* decoder, int format) {
@@ -115,7 +108,5 @@ void DecodeBuffers::reader_done(const AVFrame* frame) {
   for (const AVBufferRef* buf : frame->buf)
     if (buf != nullptr) tsan_release(buf->data);
 }
-
-std::size_t DecodeBuffers::allocated() const { return allocated_.load(std::memory_order_relaxed); }
 
 }  // namespace fp

@@ -5,7 +5,6 @@
 // the caller's buffers) keep FFmpeg's own buffers and are copied or converted as before.
 #pragma once
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,16 +43,12 @@ class DecodeBuffers {
   // nothing in other builds).
   static void reader_done(const AVFrame* frame);
 
-  // Planes made so far (tests).
-  std::size_t allocated() const;
-
  private:
   FramePool& pool_for(int width, int height);
 
   PlaneMemory memory_;
   mutable std::mutex mutex_;
   std::map<std::pair<int, int>, std::unique_ptr<FramePool>> pools_;  // by padded luma size
-  std::atomic<std::size_t> allocated_{0};
 };
 
 }  // namespace fp

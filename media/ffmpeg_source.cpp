@@ -285,9 +285,7 @@ class FfmpegSource final : public FrameSource {
       const char* name = av_get_pix_fmt_name(frames->sw_format);
       fail_stream(std::string("NVDEC gave ") + (name != nullptr ? name : "unknown") + " frames, not NV12");
     }
-    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) { av_frame_free(&f); });
-    if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
-    av_frame_move_ref(held.get(), frame_.get());
+    const std::shared_ptr<AVFrame> held = take_received();
     Frame out;
     out.width = held->width;
     out.height = held->height;
@@ -308,12 +306,7 @@ class FfmpegSource final : public FrameSource {
   // buffers go back to their pool when both the decoder (a reference picture) and the
   // pipeline are done with them.
   Frame decoded_in_place() {
-    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) {
-      DecodeBuffers::reader_done(f);
-      av_frame_free(&f);
-    });
-    if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
-    av_frame_move_ref(held.get(), frame_.get());
+    const std::shared_ptr<AVFrame> held = take_received();
     Frame out;
     out.width = info_.width;
     out.height = info_.height;
@@ -327,6 +320,18 @@ class FfmpegSource final : public FrameSource {
     }
     stamp(out, held->best_effort_timestamp);
     return out;
+  }
+
+  // The picture just received, for Frames that read its planes where they lie: freed when
+  // the last of them lets go (frame_ is left empty for the next one).
+  std::shared_ptr<AVFrame> take_received() {
+    std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) {
+      DecodeBuffers::reader_done(f);
+      av_frame_free(&f);
+    });
+    if (!held) fail_stream("cannot allocate frames", AVERROR(ENOMEM));
+    av_frame_move_ref(held.get(), frame_.get());
+    return held;
   }
 
   void stamp(Frame& out, std::int64_t pts) {

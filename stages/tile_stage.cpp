@@ -17,8 +17,6 @@ namespace fp {
 
 namespace {
 
-constexpr int kMaxInputs = 16;
-
 class TileStage final : public ProcessStage {
  public:
   TileStage(int columns, StageContext context) : columns_(columns), context_(std::move(context)) {}
@@ -60,11 +58,11 @@ StageSpec tile_stage_spec() {
   spec.type = "tile";
   spec.help = "puts its inputs side by side (or in a grid of `columns`) in one frame, e.g. input | denoised | skeleton";
   spec.min_inputs = 1;
-  spec.max_inputs = kMaxInputs;
+  spec.max_inputs = ops::kMaxTileInputs;
   spec.params = {
       {.name = "columns", .type = ParamType::Int,
        .help = "inputs per row of the grid; 0 puts them all in one row",
-       .default_value = std::int64_t{0}, .range = {.min = 0, .max = kMaxInputs}},
+       .default_value = std::int64_t{0}, .range = {.min = 0, .max = ops::kMaxTileInputs}},
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     return std::make_unique<TileStage>(static_cast<int>(params.integer("columns")), context);

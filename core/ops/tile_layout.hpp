@@ -6,12 +6,18 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <span>
 #include <vector>
 
+#include "core/frame.hpp"
+
 namespace fp::ops {
+
+constexpr int kMaxTileInputs = 16;
 
 struct TileOrigin {
   int x = 0;
@@ -67,6 +73,20 @@ inline TileCopy clip_tile(int source_width, int source_height, TileOrigin at, in
 inline std::optional<std::uint8_t> tile_fill(const TileLayout& layout, int plane) {
   if (layout.covered) return std::nullopt;
   return plane == 0 ? std::uint8_t{16} : std::uint8_t{128};
+}
+
+// For each plane of `out` (Y, U, V): copy_plane(the inputs' planes, their origins, the output
+// plane, its fill) — what both backends' tile ops do with their tile_plane. At most
+// kMaxTileInputs inputs; nothing is allocated per frame.
+template <class CopyPlane>
+void tile_frame(const TileLayout& layout, std::span<const Frame> inputs, Frame& out, CopyPlane copy_plane) {
+  if (inputs.size() > static_cast<std::size_t>(kMaxTileInputs)) throw std::invalid_argument("tile: too many inputs");
+  std::array<ConstImageU8, kMaxTileInputs> planes;
+  for (int p = 0; p < 3; ++p) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) planes[i] = inputs[i].planes[p].cview();
+    copy_plane(std::span<const ConstImageU8>(planes.data(), inputs.size()), p == 0 ? layout.luma : layout.chroma,
+               out.planes[p].view(), tile_fill(layout, p));
+  }
 }
 
 }  // namespace fp::ops

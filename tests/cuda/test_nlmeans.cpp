@@ -33,7 +33,7 @@ namespace {
 
 // FRAMEPIPE_SMALL_SIZES=1 (the sanitizer runs) replaces the large frames with small ones and
 // trims the parameter sweep: the kernel's indexing and synchronization do not depend on size.
-bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
+using fp::test::small_sizes;
 
 // A full HD frame, or a frame of several tiles in each direction in the small mode.
 std::pair<int, int> large(int width, int height) {

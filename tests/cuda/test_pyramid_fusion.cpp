@@ -31,7 +31,7 @@ using fp::HostImageU8;
 namespace ops = fp::ops;
 using Sizes = std::vector<std::pair<int, int>>;
 
-bool small_sizes() { return std::getenv("FRAMEPIPE_SMALL_SIZES") != nullptr; }
+using fp::test::small_sizes;
 
 // The full list, or the sanitizer runs' lean one.
 template <class T>
