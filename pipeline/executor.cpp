@@ -360,14 +360,18 @@ class Run {
         Node& n = nodes_[i];
         if (n.role() == StageRole::Source) {
           if (options_.hooks.before_upload) options_.hooks.before_upload(context);
+          const auto t0 = Clock::now();
           work.frames[i] = slots_->to_device(sources_of[i], slot);
+          n.timing.enqueue_ms += ms_since(t0);
           work.arrival = sources_of[i].arrival;
         } else if (n.role() == StageRole::Process) {
           std::vector<Frame> inputs;
           for (int in : n.graph->inputs) inputs.push_back(work.frames[in]);
+          const auto t0 = Clock::now();
           slots_->begin_stage(slot, i);
           work.frames[i] = n.process().process(inputs, context);
           slots_->end_stage(slot, i);
+          n.timing.enqueue_ms += ms_since(t0);
           ++n.timing.frames;
         } else {
           // A sink fed straight by a source takes the decoded host frame: no round trip. (A

@@ -74,6 +74,8 @@ std::string stats_to_json(const RunStats& stats) {
     stage["frames"] = s.frames;
     stage["total_ms"] = s.total_ms;
     stage["mean_ms"] = s.mean_ms();
+    if (s.enqueue_ms > 0 && stats.frames > 0)
+      stage["enqueue_us_per_frame"] = 1000.0 * s.enqueue_ms / static_cast<double>(stats.frames);
     stages.push_back(std::move(stage));
   }
   doc["outputs"] = stats.outputs;

@@ -21,6 +21,9 @@ struct StageTiming {
   std::string output;   // sinks: the file written
   std::int64_t frames = 0;
   double total_ms = 0;  // busy time of the stage
+  // Sources and processing stages: the graph thread's host time a frame spent enqueueing the
+  // node's work (its upload; its launches) — on CUDA, apart from its GPU time in total_ms.
+  double enqueue_ms = 0;
   DecodeErrors decode_errors;  // sources: damaged packets and frames skipped
   std::string drop_policy;            // sources and sinks: what their full queue did (oldest, newest, never)
   // Sources: frames decoded but dropped because the graph was behind; sinks (drop: oldest):
