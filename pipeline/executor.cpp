@@ -114,7 +114,8 @@ class Run {
   Run& operator=(const Run&) = delete;
 
   RunStats execute() {
-    const auto start = Clock::now();
+    started_ = Clock::now();
+    const auto start = started_;
     try {
       set_up();
     } catch (...) {
@@ -420,7 +421,7 @@ class Run {
           !sink_failed(nodes_[sink]))
         throw_pending_error();
     work.deliveries.clear();
-    ++stats_.frames;
+    if (++stats_.frames == 1) stats_.first_frame_seconds = ms_since(started_) / 1000.0;
     if (!has_sinks())
       stats_.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
     progress.update(stats_.frames, frames_dropped(), latest_latency_ms(work.arrival));
@@ -630,6 +631,7 @@ class Run {
   std::unique_ptr<FrameSlots> slots_;
   std::vector<Node> nodes_;
   std::vector<SlotWork> slot_work_;
+  Clock::time_point started_{};  // execute() began
   std::int64_t submitted_ = 0;  // frames enqueued into slots so far (the graph's thread alone)
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};

@@ -50,6 +50,7 @@ std::string stats_to_json(const RunStats& stats) {
   doc["frames"] = stats.frames;
   doc["wall_seconds"] = stats.wall_seconds;
   doc["fps"] = stats.fps();
+  doc["first_frame_seconds"] = stats.first_frame_seconds;
   doc["interrupted"] = stats.interrupted;
   doc["frames_dropped"] = stats.frames_dropped;
   const auto& latency = stats.latency_ms;

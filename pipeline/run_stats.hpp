@@ -39,6 +39,9 @@ struct RunStats {
   std::int64_t frames = 0;  // frames that went through the whole graph
   std::int64_t frames_dropped = 0;  // by every source's and sink's queue (drop policy), in all
   double wall_seconds = 0;
+  // From the start of the run to the first frame through the graph: opening the inputs,
+  // the decoders' and the stages' set-up, the first frame's latency. -1 without frames.
+  double first_frame_seconds = -1;
   bool interrupted = false;  // stopped early by Ctrl-C
   std::vector<StageTiming> stages;  // in the pipeline's order, sources and sinks included
   LatencyHistogram latency_ms;      // per frame, arrival at the source -> written by each sink

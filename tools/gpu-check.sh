@@ -16,7 +16,9 @@
 # check can be split over several calls of one warm machine; with a fresh build the whole
 # check takes longer than the device tool's 10 minutes a call: run "tests" first, then
 # "sanitizers", then "pipelines bench"), SANITIZER_TOOLS (default
-# "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process).
+# "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process),
+# SANITIZER_MATCH (an extended regex on "binary Suite.Test": only the GPU tests it matches
+# run under the tools, e.g. the tests of what a change touched; the pipeline runs always do).
 # Extra arguments go to ctest (e.g. -R GpuExecutor).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,7 +90,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:TileCuda.*:-*1080p*:*4K*:*3840*'
     list_tests test_gpu_executor '*'
     list_tests test_nvdec '*'
-  } >"$sanitizer_dir/tests"
+  } | grep -E "${SANITIZER_MATCH:-.}" >"$sanitizer_dir/tests"
   sanitize_one() {  # tool binary test
     local log
     log="$sanitizer_dir/$1-$2-$(echo "$3" | tr '/' '_').log"

@@ -23,8 +23,12 @@
 # Every figure is wall-clock: frames / seconds from start to exit, for every program alike.
 #
 #   tools/stream-bench.sh
-# Environment: STREAMS (default "1 2 4 8 16 32 48"), FRAMES (frames of the 1-stream clips,
-# default 1200), BATCH (frames per N-stream measurement in all, default 4800),
+# Environment: SECTIONS (default "single scaling live": which of 1-3 to run, so that a
+# long run can be split over device calls; every section's files go to $OUT as one
+# stream-bench-SECTIONS.tgz, for tools/stream_bench_report.py over their joined results),
+# STREAMS (default "1 2 4 8 16 32 48"), FRAMES (frames of the 1-stream clips,
+# default 1200), BATCH (frames per N-stream measurement in all, default 4800; every stream
+# gets at least MIN_PER_STREAM, default 300, since 48 streams take ~3.5 s to start),
 # LIVE_STREAMS (32), LIVE_SECONDS (120), ENCODED_SECONDS (30); DEVICE (cuda:0) and DECODER
 # (nvdec) only to try the script without a GPU (DEVICE=cpu DECODER=software).
 # Needs a CUDA build in build-gpu/ (tools/gpu-check.sh makes it) or FRAMEPIPE=path, and
@@ -37,6 +41,8 @@ work=$root/build-gpu/stream-bench
 streams_list=${STREAMS:-1 2 4 8 16 32 48}
 frames=${FRAMES:-1200}
 batch=${BATCH:-4800}
+min_per=${MIN_PER_STREAM:-300}
+sections=" ${SECTIONS:-single scaling live} "
 live_streams=${LIVE_STREAMS:-32}
 live_seconds=${LIVE_SECONDS:-120}
 encoded_seconds=${ENCODED_SECONDS:-30}
@@ -133,8 +139,8 @@ inputs() {  # uri n: -i uri, n times
   for ((i = 0; i < $2; ++i)); do printf -- '-i\n%s\n' "$1"; done
 }
 
-echo "1. one stream"
-for clip in clean camera; do
+[[ $sections == *" single "* ]] && echo "1. one stream"
+[[ $sections == *" single "* ]] && for clip in clean camera; do
   n=$(clip_frames $clip.mp4)
   run_ffmpeg single ffmpeg-software $clip 1 "$n"
   run_ffmpeg single ffmpeg-nvdec $clip 1 "$n" -hwaccel cuda -hwaccel_output_format cuda
@@ -145,27 +151,39 @@ for clip in clean camera; do
 done
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-echo "2. N streams ($gpus GPUs)"
-for n in $streams_list; do
+[[ $sections == *" scaling "* ]] && echo "2. N streams ($gpus GPUs)"
+[[ $sections == *" scaling "* ]] && for n in $streams_list; do
   per=$((batch / n))
+  [ $per -lt "$min_per" ] && per=$min_per
   [ $per -gt "$frames" ] && per=$frames
-  [ $per -lt 100 ] && per=100
   mapfile -t args < <(inputs camera.mp4 "$n")
   run_framepipe scaling framepipe-five-nvdec camera "$n" five.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
-  FRAMEPIPE_GPU_WAIT=spin run_framepipe scaling framepipe-five-nvdec-spin camera "$n" five.yaml "${args[@]}" \
-    --decoder "$decoder" --frames "$per"
+  run_framepipe scaling framepipe-decode-nvdec camera "$n" decode.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
+  # Spinning only up to the cores: beyond them the spinning threads take the CPU from each
+  # other and from the decoders (docs/bench/README.md), which says nothing new.
+  [ "$n" -le "$(nproc)" ] && FRAMEPIPE_GPU_WAIT=spin run_framepipe scaling framepipe-five-nvdec-spin camera "$n" \
+    five.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
   [ "$gpus" -gt 1 ] && [ "$n" -gt 1 ] &&
     RUN_DEVICE=cuda:all run_framepipe scaling framepipe-five-nvdec-all-gpus camera "$n" five.yaml "${args[@]}" \
       --decoder "$decoder" --frames "$per"
-  run_ffmpeg scaling nvdec-capacity camera "$n" "$per" -hwaccel cuda -hwaccel_output_format cuda
+  # N FFmpeg processes: BATCH frames in all (at least 100 each), as each process's start-up
+  # runs beside the others'; 48 contexts time-sliced decode ~200 fps, so more would only
+  # cost minutes.
+  ff_per=$((batch / n))
+  [ $ff_per -lt 100 ] && ff_per=100
+  [ $ff_per -gt "$frames" ] && ff_per=$frames
+  run_ffmpeg scaling nvdec-capacity camera "$n" "$ff_per" -hwaccel cuda -hwaccel_output_format cuda
   mapfile -t args < <(inputs "testsrc://1920x1080@30?noise=20&frames=$per&loop=30" "$n")
   run_framepipe scaling kernel-capacity testsrc "$n" five.yaml "${args[@]}"
 done
-mapfile -t args < <(inputs noisy.mp4 8)
-run_framepipe stress framepipe-five-nvdec noisy 8 five.yaml "${args[@]}" --decoder "$decoder" --frames 300
-run_ffmpeg stress nvdec-capacity noisy 8 300 -hwaccel cuda -hwaccel_output_format cuda
+if [[ $sections == *" scaling "* ]]; then
+  mapfile -t args < <(inputs noisy.mp4 8)
+  run_framepipe stress framepipe-five-nvdec noisy 8 five.yaml "${args[@]}" --decoder "$decoder" --frames 300
+  run_framepipe stress framepipe-decode-nvdec noisy 8 decode.yaml "${args[@]}" --decoder "$decoder" --frames 300
+  run_ffmpeg stress nvdec-capacity noisy 8 300 -hwaccel cuda -hwaccel_output_format cuda
+fi
 
-echo "3. live: $live_streams paced streams for $live_seconds s"
+[[ $sections == *" live "* ]] && echo "3. live: $live_streams paced streams for $live_seconds s"
 # GPU memory and framepipe's resident memory every 5 s (the first sample after start-up).
 sample_memory() {  # pid file
   while kill -0 "$1" 2>/dev/null; do
@@ -192,9 +210,10 @@ live_run() {  # name streams seconds yaml extra-args...
   record live "$name" camera "$n" "$(stats_frames "$name.json")" "$(awk "BEGIN { print $t1 - $t0 }")" \
     "\"stats\":\"$name.json\",\"memory\":\"$name-memory.txt\""
 }
-live_run live-five "$live_streams" "$live_seconds" five.yaml --set 'hist.output=live-{stream}.jsonl'
+[[ $sections == *" live "* ]] &&
+  live_run live-five "$live_streams" "$live_seconds" five.yaml --set 'hist.output=live-{stream}.jsonl'
 # The five stages and a low-latency x264 output: of the denoised frames, and of the fused ones.
-for what in denoise fused; do
+[[ $sections == *" live "* ]] && for what in denoise fused; do
   { cat five.yaml; echo "  - {id: out,     type: encode, input: $what, output: \"enc-$what-{stream}.ts\", preset: veryfast, latency: low}"; } >"encoded-$what.yaml"
   live_run "live-encoded-$what" 4 "$encoded_seconds" "encoded-$what.yaml"
 done
@@ -203,5 +222,8 @@ python3 "$root/tools/stream_bench_report.py" "$results" "$("$framepipe" --versio
   status=1
 if [ -n "${OUT:-}" ]; then
   cp stream-bench.md stream-bench.json stream-bench.svg "$OUT/" 2>/dev/null
+  # What the report reads (results, framepipe's stats, the memory samples) and the logs.
+  name=$(echo $sections | tr ' ' '-')
+  tar czf "$OUT/stream-bench-$name.tgz" results.jsonl ./*.json ./*.log ./*-memory.txt 2>/dev/null
 fi
 exit $status

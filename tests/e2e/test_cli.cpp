@@ -98,7 +98,12 @@ TEST(Cli, RunWritesOutputsAndStats) {
   EXPECT_EQ(stats["frames"], 6);
   EXPECT_GT(stats["fps"].get<double>(), 0.0);
   EXPECT_GT(stats["wall_seconds"].get<double>(), 0.0);
+  // Set-up and the first frame: part of the run, so no longer than it.
+  EXPECT_GT(stats["first_frame_seconds"].get<double>(), 0.0);
+  EXPECT_LE(stats["first_frame_seconds"].get<double>(), stats["wall_seconds"].get<double>());
   ASSERT_EQ(stats["stages"].size(), 4u);
+  // The graph thread's host time per source and stage (uploads, launches; on the CPU the work).
+  EXPECT_GT(stats["stages"][1]["enqueue_us_per_frame"].get<double>(), 0.0);
   EXPECT_EQ(stats["stages"][0]["decoder"], "testsrc");
   EXPECT_EQ(stats["stages"][3]["encoder"], "libx264");
   EXPECT_EQ(stats["stages"][3]["output"], "out.mp4");

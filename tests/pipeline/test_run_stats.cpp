@@ -51,11 +51,13 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   stats.wall_seconds = 2.0;
   for (double v : {1, 2, 3}) stats.latency_ms.add(v);
   StageTiming source{.id = "input", .type = "decode", .decoder = "h264 (software)", .frames = 10, .total_ms = 5};
+  source.enqueue_ms = 3;  // 0.3 ms a frame uploading
   StageTiming sink{.id = "out", .type = "encode", .encoder = "libx264", .output = "o.mp4", .frames = 10, .total_ms = 20};
   stats.stages = {source, sink};
   stats.outputs = {"o.mp4"};
   stats.enqueue_ms = 0.5;
   stats.wait_ms = 12;
+  stats.first_frame_seconds = 0.25;
   const auto doc = nlohmann::json::parse(stats_to_json(stats));
   EXPECT_EQ(doc["frames"], 10);
   EXPECT_DOUBLE_EQ(doc["fps"].get<double>(), 5.0);
@@ -69,6 +71,9 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   EXPECT_EQ(doc["outputs"][0], "o.mp4");
   EXPECT_DOUBLE_EQ(doc["graph_thread"]["enqueue_us_per_frame"].get<double>(), 50.0);
   EXPECT_DOUBLE_EQ(doc["graph_thread"]["wait_us_per_frame"].get<double>(), 1200.0);
+  EXPECT_DOUBLE_EQ(doc["stages"][0]["enqueue_us_per_frame"].get<double>(), 300.0);
+  EXPECT_FALSE(doc["stages"][1].contains("enqueue_us_per_frame")) << "a sink enqueues nothing";
+  EXPECT_DOUBLE_EQ(doc["first_frame_seconds"].get<double>(), 0.25);
   EXPECT_NE(stats_summary(stats).find("libx264 -> o.mp4"), std::string::npos);
 }
 
