@@ -141,6 +141,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q \
       --set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv' \
+      --set 'cmpout.output={stream}-compare.mp4' \
       -i 'testsrc://161x97@25?noise=20&frames=6' -i 'testsrc://96x64@25?noise=5&frames=5' \
       -i 'testsrc://161x97@25?frames=4' -i 'testsrc://200x120@25?noise=30&frames=6') >"$logs/pipeline-streams-$tool.log" 2>&1
     rc=$?
@@ -151,6 +152,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec --frames 6 \
       --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
+      --set 'cmpout.output=nv-{stream}-compare.mp4' \
       -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4) >"$logs/pipeline-nvdec-$tool.log" 2>&1
     rc=$?
     if only_untracked_driver_launch "$tool" "$rc" "$logs/pipeline-nvdec-$tool.log"; then
