@@ -16,6 +16,7 @@
 #include "cuda/nlmeans.hpp"
 #include "cuda/plane_memory.hpp"
 #include "cuda/pyramid_fusion.hpp"
+#include "cuda/stream.hpp"
 #include "cuda/thinning.hpp"
 #include "cuda/tile.hpp"
 
@@ -107,15 +108,18 @@ class ThinningOp final : public ops::FrameOp {
       : threshold_(threshold), workspaces_(per_slot(shape.slots, thinning_workspace_bytes(shape.width, shape.height))) {
     if (!threshold_) otsu_ = std::make_unique<LumaStatsSlots>(shape.slots, shape.width, shape.height);
     // A skeleton is black and white: neutral chroma, made once and shared by every frame.
+    // Filled on a stream of its own and waited for here (see LumaStatsSlots: not the device).
     FramePool pool(shape.width, shape.height, device_plane_memory(shape.device));
     const Frame gray = pool.acquire();
+    const Stream fill;
     for (int p = 1; p < 3; ++p) {
       const Plane& plane = gray.planes[p];
-      FP_CUDA_CHECK(cudaMemset2D(plane.data, static_cast<std::size_t>(plane.pitch), 128,
-                                 static_cast<std::size_t>(plane.width), static_cast<std::size_t>(plane.height)));
+      FP_CUDA_CHECK(cudaMemset2DAsync(plane.data, static_cast<std::size_t>(plane.pitch), 128,
+                                      static_cast<std::size_t>(plane.width), static_cast<std::size_t>(plane.height),
+                                      fill.get()));
       chroma_[p - 1] = plane;
     }
-    FP_CUDA_CHECK(cudaDeviceSynchronize());  // the fill ran on the legacy stream, which the slots' do not wait for
+    fill.synchronize();
   }
 
   // Otsu's threshold goes from the histogram kernel to the thinning kernel in device memory:
