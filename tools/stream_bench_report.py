@@ -90,7 +90,8 @@ def scaling(rows, out, checks, plot):
                "spinning (`FRAMEPIPE_GPU_WAIT=spin`) and, where the machine has several GPUs, spread over all of them "
                "(`--device cuda:all`; the limits are one GPU's).\n")
     out.append("Enqueue: the graph threads' host time a frame spent enqueueing uploads and launches (mean over the "
-               "streams, µs) — the most that capturing a slot's work into a CUDA Graph could save.\n")
+               "streams, µs). Once the GPU is the limit, most of it is time blocked in the CUDA driver behind "
+               "the other streams' work, not CPU work: it grows with N while the fps stays at the kernels' limit.\n")
     out.append("| clip | N | frames | framepipe fps | start-up s | spinning | all GPUs | NVDEC: N FFmpegs | "
                "NVDEC: one process | kernel capacity | limit | framepipe / limit | limited by | enqueue µs/frame |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
