@@ -64,11 +64,10 @@ class ThinningOp final : public ops::FrameOp {
   ThinningOp(std::optional<int> threshold, const ops::OpShape& shape) : threshold_(threshold) {
     // A skeleton is black and white: neutral chroma, made once and shared by every frame.
     FramePool pool(shape.width, shape.height);
-    const Frame gray = pool.acquire();
-    for (int p = 1; p < 3; ++p) {
-      const ImageU8 plane = gray.planes[p].view();
-      for (int y = 0; y < plane.height; ++y) std::memset(plane.row(y), 128, static_cast<std::size_t>(plane.width));
-      chroma_[p - 1] = gray.planes[p];
+    for (Plane& plane : chroma_) {
+      plane = pool.acquire_chroma();
+      const ImageU8 view = plane.view();
+      for (int y = 0; y < view.height; ++y) std::memset(view.row(y), 128, static_cast<std::size_t>(view.width));
     }
   }
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {

@@ -110,14 +110,12 @@ class ThinningOp final : public ops::FrameOp {
     // A skeleton is black and white: neutral chroma, made once and shared by every frame.
     // Filled on a stream of its own and waited for here (see LumaStatsSlots: not the device).
     FramePool pool(shape.width, shape.height, device_plane_memory(shape.device));
-    const Frame gray = pool.acquire();
     const Stream fill;
-    for (int p = 1; p < 3; ++p) {
-      const Plane& plane = gray.planes[p];
+    for (Plane& plane : chroma_) {
+      plane = pool.acquire_chroma();
       FP_CUDA_CHECK(cudaMemset2DAsync(plane.data, static_cast<std::size_t>(plane.pitch), 128,
                                       static_cast<std::size_t>(plane.width), static_cast<std::size_t>(plane.height),
                                       fill.get()));
-      chroma_[p - 1] = plane;
     }
     fill.synchronize();
   }

@@ -51,20 +51,20 @@ std::string read_text(const std::filesystem::path& file) {
 
 // The backend whose limits the parameters must meet; the CPU's for a device that is not
 // valid (already reported).
-DeviceKind backend_of(const std::string& device, DeviceKind auto_backend) {
-  if (device == "auto") return auto_backend;
+DeviceKind backend_of(const std::string& device, const AutoBackend& auto_backend) {
+  if (device == "auto") return auto_backend();
   return device.rfind("cuda", 0) == 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
 }
 
 }  // namespace
 
 PipelineDefinition load_pipeline(const std::filesystem::path& file, const ConfigOverrides& overrides,
-                                 DeviceKind auto_backend) {
+                                 const AutoBackend& auto_backend) {
   return parse_pipeline(read_text(file), file.string(), overrides, auto_backend);
 }
 
 PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::string& file,
-                                  const ConfigOverrides& overrides, DeviceKind auto_backend) {
+                                  const ConfigOverrides& overrides, const AutoBackend& auto_backend) {
   std::vector<ConfigIssue> issues;
   auto raw = read_pipeline_yaml(yaml_text, file, issues);
   if (!raw) fail(std::move(issues));  // not YAML: nothing else can be checked

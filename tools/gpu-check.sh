@@ -108,7 +108,7 @@ if [[ $steps == *" sanitizers "* ]]; then
   export -f sanitize_one; export sanitizer_dir
   for tool in $tools; do
     awk -v tool="$tool" '{ print tool, $1, $2 }' "$sanitizer_dir/tests" |
-      xargs -P "${SANITIZER_JOBS:-12}" -L1 bash -c 'sanitize_one "$0" "$1" "$2"'
+      xargs -r -P "${SANITIZER_JOBS:-12}" -L1 bash -c 'sanitize_one "$0" "$1" "$2"'
     cat "$sanitizer_dir"/"$tool"-*.log >"$logs/sanitizer-$tool.log"
     total=$(grep -c " $tool " "$sanitizer_dir/results")
     clean=$(grep -c "^0 $tool " "$sanitizer_dir/results")

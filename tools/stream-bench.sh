@@ -134,6 +134,14 @@ run_ffmpeg() {  # group row clip streams count hwaccel-args...
   record "$group" "$row" "$clip" "$n" "$((n * count))" "$(awk "BEGIN { print $t1 - $t0 }")"
 }
 
+# Frames for each of n streams: BATCH shared out, at least `floor`, at most the clip.
+frames_each() {  # n floor
+  local each=$((batch / $1))
+  [ $each -lt "$2" ] && each=$2
+  [ $each -gt "$frames" ] && each=$frames
+  echo $each
+}
+
 inputs() {  # uri n: -i uri, n times
   local i
   for ((i = 0; i < $2; ++i)); do printf -- '-i\n%s\n' "$1"; done
@@ -153,9 +161,7 @@ done
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [[ $sections == *" scaling "* ]] && echo "2. N streams ($gpus GPUs)"
 [[ $sections == *" scaling "* ]] && for n in $streams_list; do
-  per=$((batch / n))
-  [ $per -lt "$min_per" ] && per=$min_per
-  [ $per -gt "$frames" ] && per=$frames
+  per=$(frames_each "$n" "$min_per")
   mapfile -t args < <(inputs camera.mp4 "$n")
   run_framepipe scaling framepipe-five-nvdec camera "$n" five.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
   run_framepipe scaling framepipe-decode-nvdec camera "$n" decode.yaml "${args[@]}" --decoder "$decoder" --frames "$per"
@@ -169,10 +175,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   # N FFmpeg processes: BATCH frames in all (at least 100 each), as each process's start-up
   # runs beside the others'; 48 contexts time-sliced decode ~200 fps, so more would only
   # cost minutes.
-  ff_per=$((batch / n))
-  [ $ff_per -lt 100 ] && ff_per=100
-  [ $ff_per -gt "$frames" ] && ff_per=$frames
-  run_ffmpeg scaling nvdec-capacity camera "$n" "$ff_per" -hwaccel cuda -hwaccel_output_format cuda
+  run_ffmpeg scaling nvdec-capacity camera "$n" "$(frames_each "$n" 100)" -hwaccel cuda -hwaccel_output_format cuda
   mapfile -t args < <(inputs "testsrc://1920x1080@30?noise=20&frames=$per&loop=30" "$n")
   run_framepipe scaling kernel-capacity testsrc "$n" five.yaml "${args[@]}"
 done

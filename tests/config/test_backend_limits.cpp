@@ -89,5 +89,19 @@ TEST(BackendLimits, DeclaredLimitsAreInsideTheRangeAndAboveTheDefault) {
   EXPECT_GE(declared, 1);
 }
 
+// Asking what auto is here may start the CUDA driver: a pipeline on a named device never asks.
+TEST(BackendLimits, OnlyAPipelineOnAutoAsksWhatAutoIsHere) {
+  int asked = 0;
+  const AutoBackend counting([&asked] {
+    ++asked;
+    return DeviceKind::Cuda;
+  });
+  EXPECT_NO_THROW(parse_pipeline(std::string("device: cpu\n") + kLargeRadius, "test.yaml", {}, counting));
+  EXPECT_NO_THROW(parse_pipeline(kLargeRadius, "test.yaml", {.device = "cpu"}, counting));
+  EXPECT_EQ(asked, 0);
+  EXPECT_THROW(parse_pipeline(kLargeRadius, "test.yaml", {}, counting), ConfigError) << "auto is CUDA here";
+  EXPECT_EQ(asked, 1);
+}
+
 }  // namespace
 }  // namespace fp::test

@@ -80,15 +80,10 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   return kOk;
 }
 
-// The pipeline, checked against the limits of the backend it will run on. Only a pipeline
-// left on `auto` asks whether this machine has a GPU: asking starts the CUDA driver (0.1 to
-// 0.2 s on an H100 host), which a run on the CPU need not pay. The GPU's limits only add to
-// the CPU's (a stage's cuda_max), so a file that fails the CPU's check fails both.
+// The pipeline, checked against the limits of the backend it will run on (config_loader.hpp:
+// only a pipeline on auto asks whether this machine has a GPU).
 PipelineDefinition load_for_this_machine(const std::string& file, const ConfigOverrides& overrides) {
-  auto definition = load_pipeline(file, overrides, DeviceKind::Cpu);
-  if (definition.device == "auto" && resolve_device("auto").kind == DeviceKind::Cuda)
-    definition = load_pipeline(file, overrides, DeviceKind::Cuda);
-  return definition;
+  return load_pipeline(file, overrides, AutoBackend([] { return resolve_device("auto").kind; }));
 }
 
 }  // namespace
