@@ -86,6 +86,14 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
     opened.live = is_live_uri(full_uri);
   }
 
+  // What avformat_find_stream_info reads is buffered and comes out of the first reads at
+  // once: from a live input a burst of stale frames, into a queue that drops the oldest when
+  // the graph is busy (at start-up it is: 32 streams dropped frames in their first seconds).
+  // By default it also reads ~20 frames to measure the frame rate, which a live H.264 stream
+  // states in its headers anyway; without that it stops once the decoder knows the stream
+  // (7 decoded frames for H.264): 28 frames buffered become 8 (GStreamer's RTSP server, 30 fps).
+  if (opened.live) set_option(uri, options, "fpsprobesize", "0");
+
   AVFormatContext* raw = avformat_alloc_context();
   if (raw == nullptr) fail(uri, "cannot open", AVERROR(ENOMEM));
   raw->interrupt_callback = interrupt;

@@ -298,5 +298,30 @@ TEST(RtspInput, ReconnectRetries404ButNot401) {
   EXPECT_NE(log.find("not retried"), std::string::npos) << log;
 }
 
+// What opening an input reads to learn the stream is buffered, and comes out of the first
+// reads at once: from a live input, a burst of stale frames into a queue that drops the
+// oldest when the graph is busy. A live input is read only until the decoder knows the
+// stream (H.264: 7 decoded frames), not ~20 frames more to measure a frame rate that the
+// stream's headers state: 28 buffered frames became 8 against this server.
+TEST(RtspInput, OpeningBuffersOnlyWhatTheDecoderNeeds) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.fps = 30});
+  auto source = open_source(server.uri());
+  // Buffered frames come back to back; the first one that had to wait for the network came
+  // a frame interval (33 ms) after the previous one.
+  int burst = 0;
+  auto last = Clock::now();
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(source->read());
+    const auto now = Clock::now();
+    if (i > 0 && now - last > 15ms) break;
+    ++burst;
+    last = now;
+  }
+  EXPECT_GE(burst, 1);
+  EXPECT_LE(burst, 10);
+  EXPECT_NEAR(source->info().frame_rate.value(), 30.0, 0.01);  // still known: from the stream's headers
+}
+
 }  // namespace
 }  // namespace fp::test
