@@ -18,7 +18,8 @@
 # "sanitizers", then "pipelines bench"), SANITIZER_TOOLS (default
 # "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process),
 # SANITIZER_MATCH (an extended regex on "binary Suite.Test": only the GPU tests it matches
-# run under the tools, e.g. the tests of what a change touched; the pipeline runs always do).
+# run under the tools, e.g. the tests of what a change touched; the pipeline runs always do),
+# NVDEC_REPEAT (default 1: how many times the 4-stream NVDEC run goes under each tool).
 # Extra arguments go to ctest (e.g. -R GpuExecutor).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,6 +40,33 @@ only_untracked_driver_launch() {  # tool rc log
     ! grep -q "Race reported" "$3" && grep -q "RACECHECK SUMMARY: 1 hazard displayed (1 error" "$3"
 }
 export -f only_untracked_driver_launch
+# Runs a command under compute-sanitizer, bounded by SANITIZER_TIMEOUT (exit 124 when it runs
+# out). A process still running 15 s before its bound gets every thread's stack appended to
+# its log (cuda-gdb attaches: the machine has no gdb), so that a hang shows where it waits.
+sanitized() {  # log tool command...
+  local log=$1 tool=$2 limit=${SANITIZER_TIMEOUT:-300}
+  shift 2
+  timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "$@" >"$log" 2>&1 &
+  local pid=$!
+  (
+    sleep $((limit > 30 ? limit - 15 : limit / 2))
+    descendants() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done; }
+    for p in $(descendants "$pid"); do
+      case "$(cat "/proc/$p/comm" 2>/dev/null)" in compute-sanitiz* | timeout | "") continue ;; esac
+      echo "==== still running near the timeout: stacks of pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-200))"
+      timeout 60 cuda-gdb -batch -nx -p "$p" -ex 'thread apply all bt' 2>&1 | grep -vE '^\[New (LWP|Thread)'
+    done >>"$log.stacks" 2>&1
+  ) &
+  local watchdog=$!
+  wait "$pid"
+  local rc=$?
+  kill "$watchdog" 2>/dev/null
+  wait "$watchdog" 2>/dev/null
+  [ -s "$log.stacks" ] && cat "$log.stacks" >>"$log"
+  rm -f "$log.stacks"
+  return $rc
+}
+export -f sanitized
 # On every exit: the logs worth reading, as few files as the device tool takes back.
 keep_logs() {
   [ -n "${OUT:-}" ] || return 0
@@ -94,8 +122,7 @@ if [[ $steps == *" sanitizers "* ]]; then
   sanitize_one() {  # tool binary test
     local log
     log="$sanitizer_dir/$1-$2-$(echo "$3" | tr '/' '_').log"
-    FRAMEPIPE_SMALL_SIZES=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$1" --error-exitcode 3 \
-      "build-gpu/bin/$2" --gtest_filter="$3" >"$log" 2>&1
+    FRAMEPIPE_SMALL_SIZES=1 sanitized "$log" "$1" "build-gpu/bin/$2" --gtest_filter="$3"
     local rc=$?
     only_untracked_driver_launch "$1" "$rc" "$log" && rc=0
     # A test of host code alone (argument checks) launches nothing for the tool to watch.
@@ -130,38 +157,44 @@ if [[ $steps == *" sanitizers "* ]]; then
     -i 'testsrc://192x108@25?noise=20&frames=12' --set out.output=nvdec-input.mp4) >"$logs/pipeline-nvdec-input.log" 2>&1 ||
     failed "making the NVDEC input"
   for tool in $tools; do
-    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    (cd "$run_dir" && sanitized "$logs/pipeline-$tool.log" "$tool" \
       ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 3 -q \
-      -i 'testsrc://161x97@25?noise=20&frames=8') >"$logs/pipeline-$tool.log" 2>&1
+      -i 'testsrc://161x97@25?noise=20&frames=8')
     rc=$?
     echo "compute-sanitizer $tool pipeline (3 slots): exit $rc;" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-$tool.log" | tail -1)"
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the pipeline"
     # Four streams of it in one process, each with its own slots on the one device.
-    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    (cd "$run_dir" && sanitized "$logs/pipeline-streams-$tool.log" "$tool" \
       ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q \
       --set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv' \
       --set 'cmpout.output={stream}-compare.mp4' \
       -i 'testsrc://161x97@25?noise=20&frames=6' -i 'testsrc://96x64@25?noise=5&frames=5' \
-      -i 'testsrc://161x97@25?frames=4' -i 'testsrc://200x120@25?noise=30&frames=6') >"$logs/pipeline-streams-$tool.log" 2>&1
+      -i 'testsrc://161x97@25?frames=4' -i 'testsrc://200x120@25?noise=30&frames=6')
     rc=$?
     echo "compute-sanitizer $tool pipeline (4 streams): exit $rc;" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-streams-$tool.log" | tail -1)"
     [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream pipeline"
     # Four streams decoded on NVDEC: decoded surfaces read in place by the slots' kernels.
-    (cd "$run_dir" && timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec --frames 6 \
-      --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
-      --set 'cmpout.output=nv-{stream}-compare.mp4' \
-      -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4) >"$logs/pipeline-nvdec-$tool.log" 2>&1
-    rc=$?
-    if only_untracked_driver_launch "$tool" "$rc" "$logs/pipeline-nvdec-$tool.log"; then
-      echo "  (racecheck: the only error is NVDEC's untracked driver kernel; no race reported)"
-      rc=0
-    fi
-    echo "compute-sanitizer $tool pipeline (4 NVDEC streams): exit $rc;" \
-      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/pipeline-nvdec-$tool.log" | tail -1)"
-    [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream NVDEC pipeline"
+    # NVDEC_REPEAT runs it several times (the streams end together, and their teardowns once
+    # stalled under racecheck in 3 of 5 runs: shared/findings/racecheck-hang.md).
+    for repeat in $(seq "${NVDEC_REPEAT:-1}"); do
+      log=$logs/pipeline-nvdec-$tool$([ "$repeat" = 1 ] || echo "-$repeat").log
+      start=$(date +%s)
+      (cd "$run_dir" && sanitized "$log" "$tool" \
+        ../bin/framepipe run "$root/config/default.yaml" --device cuda:0 --slots 2 -q --decoder nvdec --frames 6 \
+        --set 'hist.output=nv-{stream}.jsonl' --set 'out.output=nv-{stream}.mp4' --set 'skelout.output=nv-{stream}.mkv' \
+        --set 'cmpout.output=nv-{stream}-compare.mp4' \
+        -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4 -i nvdec-input.mp4)
+      rc=$?
+      if only_untracked_driver_launch "$tool" "$rc" "$log"; then
+        echo "  (racecheck: the only error is NVDEC's untracked driver kernel; no race reported)"
+        rc=0
+      fi
+      echo "compute-sanitizer $tool pipeline (4 NVDEC streams, run $repeat): exit $rc in $(($(date +%s) - start)) s;" \
+        "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+      [ $rc -eq 0 ] || failed "compute-sanitizer $tool on the 4-stream NVDEC pipeline (run $repeat)"
+    done
   done
 fi
 
