@@ -644,37 +644,9 @@ class Run {
 
 }  // namespace
 
-namespace {
-// Streams end at nearly the same time (a batch of files, a drain, Ctrl-C), and each one's
-// end frees device memory: the NVDEC decoder's surfaces inside FFmpeg, the stages'
-// workspaces. Every such free synchronizes the whole device, and several at once from
-// different threads, interleaved with the running streams' launches, stalled for minutes
-// under compute-sanitizer (shared/findings/racecheck-hang.md). One stream releases its
-// device resources at a time; the others keep running meanwhile.
-std::mutex& device_teardown_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-}  // namespace
-
 RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options) {
-  auto run = std::make_unique<Run>(definition, device, options);
-  const auto tear_down = [&] {
-    if (device.kind != DeviceKind::Cuda) {
-      run.reset();
-      return;
-    }
-    std::lock_guard lock(device_teardown_mutex());
-    run.reset();
-  };
-  try {
-    RunStats stats = run->execute();
-    tear_down();
-    return stats;
-  } catch (...) {
-    tear_down();
-    throw;
-  }
+  Run run(definition, device, options);
+  return run.execute();
 }
 
 }  // namespace fp
