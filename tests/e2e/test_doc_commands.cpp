@@ -1,4 +1,4 @@
-// What README.md and docs/ show, run: every command of a ```sh block runs here through the
+// What README.md and docs/ show, run: every command of a ```sh (or bash) block runs here through the
 // real CLI (with the substitutions below for what this machine lacks) and exits as the docs
 // say, every pipeline of a ```yaml block validates, and `framepipe run`'s options table is
 // its --help. A new example is picked up by itself: it runs, or it is listed below with the
@@ -113,11 +113,12 @@ std::vector<std::pair<fs::path, std::string>> doc_files() {
   return files;
 }
 
-std::vector<Fence> doc_fences(const std::string& language) {
+// The docs' fences in any of `languages`.
+std::vector<Fence> doc_fences(const std::set<std::string>& languages) {
   std::vector<Fence> fences;
   for (const auto& [path, name] : doc_files())
     for (auto& fence : read_fences(path, name).fences)
-      if (fence.language == language) fences.push_back(std::move(fence));
+      if (languages.count(fence.language)) fences.push_back(std::move(fence));
   return fences;
 }
 
@@ -192,7 +193,7 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
   std::vector<Planned> planned;
   int listed = 0;
   int commands = 0;
-  for (const auto& fence : doc_fences("sh")) {
+  for (const auto& fence : doc_fences({"sh", "bash", "shell"})) {
     for (const auto& command : shell_commands(fence)) {
       const auto listed_entry = std::find_if(std::begin(kNotRunHere), std::end(kNotRunHere),
                                              [&](const NotRun& n) { return command.text == n.command; });
@@ -292,7 +293,7 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
 TEST(DocCommands, EveryPipelineInTheDocsValidates) {
   TempDir dir("doc-pipelines");
   int pipelines = 0;
-  for (const auto& fence : doc_fences("yaml")) {
+  for (const auto& fence : doc_fences({"yaml", "yml"})) {
     std::string text;
     bool whole = false;
     for (const auto& line : fence.lines) {
