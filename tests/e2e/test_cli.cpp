@@ -51,7 +51,7 @@ TEST(Cli, VerboseBeforeOrAfterTheSubcommand) {
   const std::vector<std::vector<std::string>> calls = {
       {"run", "p.yaml", "-v", "--frames", "2"}, {"-v", "run", "p.yaml", "--frames", "2"},
       {"run", "p.yaml", "--verbose", "--frames", "2", "--quiet"}, {"validate", "p.yaml", "-v"},
-      {"probe", "out.mp4", "-v"},  {"stages", "-v"}};
+      {"probe", "out.mp4", "-v"}, {"stages", "-v"}};
   for (const auto& args : calls) {
     const auto result = run_framepipe(args, dir.path());
     std::string line;
