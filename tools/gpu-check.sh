@@ -149,7 +149,7 @@ if [[ $steps == *" sanitizers "* ]]; then
     [ $((clean + host_only + skipped)) = "$total" ] || failed "compute-sanitizer $tool on the GPU tests"
   done
 
-  # The GPU executor itself: the default pipeline (all seven stages) with three frames in
+  # The GPU executor itself: the default pipeline (all eight stage types) with three frames in
   # flight on a small input, under every tool.
   run_dir=build-gpu/pipeline-run
   mkdir -p "$run_dir"

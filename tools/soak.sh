@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Long-run check: the full default pipeline (all seven stages, both encoders, the histogram
-# file) on an endless test source paced at its frame rate, for MINUTES (default 10). Every
+# Long-run check: the full default pipeline (all eight stage types, its three encoders, the
+# histogram file) on an endless test source paced at its frame rate, for MINUTES (default 10). Every
 # 10 s the process's resident memory (and, on a GPU, its device memory from nvidia-smi) goes
 # into a CSV. After the warm-up (the first WARMUP_S seconds, default 60: pools fill, the
 # encoders reach their steady lookahead) neither may grow by more than 1% of its first

@@ -42,6 +42,35 @@ TEST(Cli, HelpAndVersion) {
   EXPECT_NE(version.output.find("framepipe 0."), std::string::npos);
 }
 
+// -v (--verbose) belongs to the whole program, and the options tables in the docs list it with
+// the subcommand's: it works before the subcommand and after it, and each subcommand's --help
+// shows it.
+TEST(Cli, VerboseBeforeOrAfterTheSubcommand) {
+  TempDir dir("cli-verbose");
+  write_file(dir / "p.yaml", kSmallPipeline);
+  const std::vector<std::vector<std::string>> calls = {
+      {"run", "p.yaml", "-v", "--frames", "2"}, {"-v", "run", "p.yaml", "--frames", "2"},
+      {"run", "p.yaml", "--verbose", "--frames", "2", "--quiet"}, {"validate", "p.yaml", "-v"},
+      {"probe", "out.mp4", "-v"}, {"stages", "-v"}};
+  for (const auto& args : calls) {
+    const auto result = run_framepipe(args, dir.path());
+    std::string line;
+    for (const auto& a : args) line += " " + a;
+    EXPECT_EQ(result.exit_code, 0) << "framepipe" << line << "\n" << result.output;
+    // Verbose runs log what they open, which a plain run does not.
+    if (args[0] == "run" || args[1] == "run") {
+      EXPECT_NE(result.output.find("framepipe: input: 96x64"), std::string::npos) << "framepipe" << line << "\n"
+                                                                                   << result.output;
+    }
+  }
+  EXPECT_EQ(run_framepipe({"run", "p.yaml", "--frames", "2"}, dir.path()).output.find("framepipe: input: "),
+            std::string::npos);
+  for (const char* subcommand : {"run", "validate", "stages", "probe"}) {
+    const auto help = run_framepipe({subcommand, "--help"});
+    EXPECT_NE(help.output.find("-v,--verbose"), std::string::npos) << subcommand << " --help:\n" << help.output;
+  }
+}
+
 TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run_framepipe({}).exit_code, 2);
   EXPECT_EQ(run_framepipe({"frobnicate"}).exit_code, 2);

@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::function<std::string()>(fp::cli::version_text));
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Log what is opened and used, and FFmpeg's own warnings");
+  const char* const verbose_help = "Log what is opened and used, and FFmpeg's own warnings";
+  app.add_flag("-v,--verbose", verbose, verbose_help);
 
   fp::cli::RunArguments run;
   auto* run_cmd = app.add_subcommand("run", "Run a pipeline file");
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");
   bench_cmd->allow_extras();
 #endif
+
+  // -v also after the subcommand (`framepipe run FILE -v`), and in each subcommand's --help.
+  for (auto* subcommand : app.get_subcommands([](CLI::App*) { return true; }))
+    subcommand->add_flag("-v,--verbose", verbose, verbose_help);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,360 @@
+// What README.md and docs/ show, run: every command of a ```sh (or bash) block runs here through the
+// real CLI (with the substitutions below for what this machine lacks) and exits as the docs
+// say, every pipeline of a ```yaml block validates, and `framepipe run`'s options table is
+// its --help. A new example is picked up by itself: it runs, or it is listed below with the
+// reason it cannot, or the test fails, so an example cannot rot unnoticed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "tests/e2e/cli_runner.hpp"
+#include "tests/e2e/doc_fences.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `framepipe run` examples stop after this many frames (their --frames is lowered, or added).
+constexpr int kFrames = 3;
+
+// What the examples read or write that this machine has not, and what they get instead.
+// Each command runs in a directory of its own holding `config/` (the repository's),
+// `clip.mp4` (kClipPipeline's output), `bad.yaml` (kBadPipeline) and an empty `live/`, so
+// relative outputs land there. Kept as written: udp:// outputs (UDP needs no receiver),
+// testsrc:// inputs, every other option. `after` is the option whose value is replaced ("":
+// any argument); `pattern` must match the whole argument.
+struct Substitution {
+  const char* after;
+  const char* pattern;      // ECMAScript
+  const char* replacement;  // std::regex_replace format
+  const char* why;
+  int exit_code = 0;        // the exit code the docs promise for the command then
+  const char* output = "";  // a pattern its output must contain
+};
+
+const Substitution kSubstitutions[] = {
+    {"-i", R"((rtsp|v4l2)://.*)", "clip.mp4", "no camera or RTSP server here: a small video file instead"},
+    {"-i", R"((noisy|cam[0-9]+)\.mp4)", "clip.mp4", "the reader's own video files"},
+    {"", R"(input\.mp4)", "clip.mp4", "the reader's own video file (probe)"},
+    {"-o", R"((srt|rtsp)://.*)", "null", "no SRT listener or RTSP server to take the stream here"},
+    {"-o", R"(/var/www/live/(.*))", "live/$1", "a web server's folder: one of the test's own"},
+    {"", R"(my_pipeline\.yaml)", "bad.yaml",
+     "the reader's own file: one with a mistake, for the error format the docs describe", 2,
+     R"(bad\.yaml:[0-9]+:[0-9]+: stages\[[0-9]+\]\.h: )"},
+};
+
+const char* const kClipPipeline = R"(device: cpu
+input: testsrc://96x64@30?noise=10&frames=6
+stages:
+  - {id: clip, type: encode, output: clip.mp4}
+)";
+
+const char* const kBadPipeline = R"(input: testsrc://96x64@30?frames=6
+stages:
+  - {id: denoise, type: nlmeans, h: -2}
+  - {id: out, type: encode, output: out.mp4}
+)";
+
+// Commands that cannot run inside a test, exactly as the docs write them.
+struct NotRun {
+  const char* command;
+  const char* why;
+};
+
+const NotRun kNotRunHere[] = {
+    {"tools/run-default.sh",
+     "installs packages and builds; the pipeline it then runs (`framepipe run config/default.yaml`) runs here"},
+    {"tools/run-tests.sh", "builds and runs every test, this one included"},
+    {"tools/setup.sh", "installs packages with apt-get (root, the network)"},
+    {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
+    {"cmake --build build -j", "the build this test is part of"},
+    {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
+};
+
+// Subcommands that need a GPU: run only where the binary has one, with these arguments
+// added to keep this test short.
+struct NeedsGpu {
+  const char* subcommand;
+  std::vector<std::string> added;
+  const char* why;
+};
+
+const NeedsGpu kNeedsGpu[] = {
+    {"bench", {"--runs", "3", "--warmup", "1"}, "times the CUDA kernels"},
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// README.md and every .md under docs/, named relative to the repository.
+std::vector<std::pair<fs::path, std::string>> doc_files() {
+  const fs::path root(FRAMEPIPE_SOURCE_DIR);
+  std::vector<std::pair<fs::path, std::string>> files = {{root / "README.md", "README.md"}};
+  for (const auto& entry : fs::recursive_directory_iterator(root / "docs"))
+    if (entry.path().extension() == ".md") files.push_back({entry.path(), fs::relative(entry.path(), root).string()});
+  std::sort(files.begin() + 1, files.end());
+  return files;
+}
+
+// The docs' fences in any of `languages`.
+std::vector<Fence> doc_fences(const std::set<std::string>& languages) {
+  std::vector<Fence> fences;
+  for (const auto& [path, name] : doc_files())
+    for (auto& fence : read_fences(path, name).fences)
+      if (languages.count(fence.language)) fences.push_back(std::move(fence));
+  return fences;
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string text;
+  for (const auto& a : args) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+// The words bash makes of `line` in `cwd` ($(...) expanded, quotes removed), after running
+// the `setup` commands there.
+std::vector<std::string> shell_words(const std::string& setup, const std::string& line, const fs::path& cwd) {
+  const std::string script = "cd '" + cwd.string() + "' && " + setup + "printf '%s\\0' " + line;
+  const std::string command = "bash -c \"$FP_DOC_SCRIPT\"";
+  setenv("FP_DOC_SCRIPT", script.c_str(), 1);  // no quoting of the script itself
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buffer{};
+  for (std::size_t n; pipe != nullptr && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
+    out.append(buffer.data(), n);
+  const int status = pipe != nullptr ? pclose(pipe) : -1;
+  std::vector<std::string> words;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return words;
+  for (std::size_t start = 0, end; (end = out.find('\0', start)) != std::string::npos; start = end + 1)
+    words.push_back(out.substr(start, end - start));
+  return words;
+}
+
+// One documented command, made ready to run here.
+struct Planned {
+  DocCommand doc;
+  fs::path dir;
+  std::vector<std::string> args;  // framepipe's arguments, substituted
+  int exit_code = 0;
+  std::string output;
+  CommandResult result;
+};
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+// The `&&`-separated parts of a command line (no quoted && in the docs' commands).
+std::vector<std::string> and_list(const std::string& text) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const auto end = text.find("&&", start);
+    std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    parts.push_back(part);
+    if (end == std::string::npos) return parts;
+    start = end + 2;
+  }
+}
+
+TEST(DocCommands, FencesAreClosedAndNamed) {
+  for (const auto& [path, name] : doc_files()) {
+    const auto fences = read_fences(path, name);
+    for (const auto& problem : fences.problems) ADD_FAILURE() << problem;
+  }
+}
+
+TEST(DocCommands, EveryCommandRunsOrIsListed) {
+  TempDir root("doc-commands");
+  {
+    write_file(root / "clip.yaml", kClipPipeline);
+    const auto clip = run_framepipe({"run", "clip.yaml", "--quiet"}, root.path());
+    ASSERT_EQ(clip.exit_code, 0) << clip.output;
+  }
+  const bool gpu = !cli_cuda_device().empty();
+  std::set<std::string> not_run_used;
+  std::set<std::string> substitutions_used;
+  std::vector<Planned> planned;
+  int listed = 0;
+  int commands = 0;
+  for (const auto& fence : doc_fences({"sh", "bash", "shell"})) {
+    for (const auto& command : shell_commands(fence)) {
+      const auto listed_entry = std::find_if(std::begin(kNotRunHere), std::end(kNotRunHere),
+                                             [&](const NotRun& n) { return command.text == n.command; });
+      if (listed_entry != std::end(kNotRunHere)) {
+        not_run_used.insert(listed_entry->command);
+        ++listed;
+        continue;
+      }
+      // One framepipe call, after `mkdir -p DIR &&` for the folders its outputs need.
+      auto parts = and_list(command.text);
+      const std::string call = parts.back();
+      parts.pop_back();
+      std::string setup;
+      bool runnable = starts_with(call, "framepipe ") || starts_with(call, "build/bin/framepipe ");
+      for (const auto& part : parts) {
+        runnable = runnable && starts_with(part, "mkdir -p ");
+        setup += part + " && ";
+      }
+      if (!runnable) {
+        ADD_FAILURE() << command.where << ": `" << command.text
+                      << "` is neither a framepipe command that this test runs nor listed in kNotRunHere with the "
+                         "reason it cannot run here";
+        continue;
+      }
+      Planned plan{command, root / ("command-" + std::to_string(++commands)), {}, 0, "", {}};
+      fs::create_directories(plan.dir / "live");
+      fs::create_directory_symlink(fs::path(FRAMEPIPE_SOURCE_DIR) / "config", plan.dir / "config");
+      fs::create_symlink(root / "clip.mp4", plan.dir / "clip.mp4");
+      write_file(plan.dir / "bad.yaml", kBadPipeline);
+      auto words = shell_words(setup, call, plan.dir);
+      if (words.size() < 2) {
+        ADD_FAILURE() << command.where << ": bash could not expand `" << command.text << "`";
+        continue;
+      }
+      words.erase(words.begin());  // the binary: the one under test runs instead
+      const std::string subcommand = words.front();
+      const auto gpu_entry = std::find_if(std::begin(kNeedsGpu), std::end(kNeedsGpu),
+                                          [&](const NeedsGpu& n) { return subcommand == n.subcommand; });
+      if (gpu_entry != std::end(kNeedsGpu)) {
+        if (!gpu) {
+          std::cout << command.where << ": not run: " << gpu_entry->why << " (no GPU here)\n";
+          ++listed;
+          continue;
+        }
+        words.insert(words.end(), gpu_entry->added.begin(), gpu_entry->added.end());
+      }
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string option = i > 0 ? words[i - 1] : "";
+        for (const auto& s : kSubstitutions) {
+          const std::regex pattern(s.pattern);
+          if ((*s.after != '\0' && option != s.after) || !std::regex_match(words[i], pattern)) continue;
+          words[i] = std::regex_replace(words[i], pattern, s.replacement);
+          plan.exit_code = s.exit_code;
+          plan.output = s.output;
+          substitutions_used.insert(s.pattern);
+          break;
+        }
+        if (subcommand == "run" && option == "--frames") words[i] = std::to_string(std::min(std::stoi(words[i]), kFrames));
+      }
+      if (subcommand == "run" && std::find(words.begin(), words.end(), "--frames") == words.end())
+        words.insert(words.end(), {"--frames", std::to_string(kFrames)});
+      plan.args = std::move(words);
+      planned.push_back(std::move(plan));
+    }
+  }
+
+  // A few at a time: each run is short and mostly waits on its threads' hand-overs.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 3; ++w)
+    workers.emplace_back([&] {
+      for (std::size_t i; (i = next++) < planned.size();)
+        planned[i].result =
+            run_framepipe_with_timeout(planned[i].args, planned[i].dir, static_cast<int>(time_bound(60)));
+    });
+  for (auto& worker : workers) worker.join();
+
+  for (const auto& plan : planned) {
+    const auto& result = plan.result;
+    const bool output_ok = plan.output.empty() || std::regex_search(result.output, std::regex(plan.output));
+    EXPECT_TRUE(result.exit_code == plan.exit_code && output_ok)
+        << plan.doc.where << ": `" << plan.doc.text << "`\n  ran: framepipe " << joined(plan.args) << "\n  exit "
+        << result.exit_code << " (the docs say " << plan.exit_code << ")"
+        << (output_ok ? "" : ", output without /" + plan.output + "/") << "; output:\n"
+        << result.output;
+  }
+  std::cout << planned.size() << " documented commands run, " << listed << " not run here (listed)\n";
+  EXPECT_GE(planned.size(), 10u) << "the docs' ```sh blocks were not found";
+  // The tables must not outlive what they describe.
+  for (const auto& n : kNotRunHere)
+    EXPECT_TRUE(not_run_used.count(n.command)) << "kNotRunHere lists `" << n.command << "`, which no doc shows";
+  for (const auto& s : kSubstitutions)
+    EXPECT_TRUE(substitutions_used.count(s.pattern)) << "kSubstitutions' " << s.pattern << " replaces nothing";
+}
+
+// A ```yaml block with `stages:` at its top level is a whole pipeline: it must validate.
+TEST(DocCommands, EveryPipelineInTheDocsValidates) {
+  TempDir dir("doc-pipelines");
+  int pipelines = 0;
+  for (const auto& fence : doc_fences({"yaml", "yml"})) {
+    std::string text;
+    bool whole = false;
+    for (const auto& line : fence.lines) {
+      text += line.text + "\n";
+      whole = whole || starts_with(line.text, "stages:");
+    }
+    if (!whole) continue;
+    const std::string file = "pipeline-" + std::to_string(++pipelines) + ".yaml";
+    write_file(dir / file, text);
+    const auto result = run_framepipe({"validate", file}, dir.path());
+    EXPECT_EQ(result.exit_code, 0) << fence.where << ": the pipeline does not validate:\n" << result.output;
+  }
+  EXPECT_GE(pipelines, 1) << "README.md's pipeline example was not found";
+}
+
+// The option names in a text such as "`-i, --input URI`" or "-i,--input TEXT ...".
+std::set<std::string> option_names(const std::string& text) {
+  std::set<std::string> names;
+  static const std::regex option(R"((^|[ ,`])(--?[a-zA-Z][-a-zA-Z]*))");
+  for (std::sregex_iterator it(text.begin(), text.end(), option), end; it != end; ++it) names.insert((*it)[2]);
+  return names;
+}
+
+// README.md's table of `framepipe run FILE` options names exactly the options of
+// `framepipe run --help` (--help aside).
+TEST(DocCommands, RunOptionsTableIsRunHelp) {
+  const std::string readme = read_text(fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md");
+  const auto table = readme.find("`framepipe run FILE` options:");
+  ASSERT_NE(table, std::string::npos) << "README.md has no table of `framepipe run FILE` options";
+  std::set<std::string> documented;
+  std::istringstream rows(readme.substr(table));
+  bool in_table = false;
+  for (std::string row; std::getline(rows, row);) {
+    if (row.empty() || row[0] != '|') {
+      if (in_table) break;  // the table's end
+      continue;             // the line before it
+    }
+    in_table = true;
+    if (!starts_with(row, "| `")) continue;  // the header and its rule
+    const auto cell = row.substr(3, row.find('`', 3) - 3);
+    for (const auto& name : option_names(cell)) documented.insert(name);
+  }
+
+  const auto help = run_framepipe({"run", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.output;
+  std::set<std::string> offered;
+  const auto options = help.output.find("Options:");
+  ASSERT_NE(options, std::string::npos) << help.output;
+  std::istringstream lines(help.output.substr(options));
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] != '-' || first > 4) continue;
+    for (const auto& name : option_names(line.substr(first, line.find(' ', first) - first))) offered.insert(name);
+  }
+  offered.erase("-h");
+  offered.erase("--help");
+  for (const auto& name : offered)
+    EXPECT_TRUE(documented.count(name)) << "`framepipe run " << name << "` is missing from README.md's options table";
+  for (const auto& name : documented)
+    EXPECT_TRUE(offered.count(name)) << "README.md's options table has " << name << ", which `framepipe run --help` lacks";
+}
+
+}  // namespace
+}  // namespace fp::test
