@@ -36,7 +36,9 @@ TEST(StreamUri, MasksPasswordsOfEveryShape) {
       {"rtmp://tok3n@h/app/stream", "rtmp://***@h/app/stream"},
       {"rtsp://[fe80::1]:554/s", "rtsp://[fe80::1]:554/s"},
       {"rtsp://user:pw@[fe80::1]:554/s", "rtsp://user:***@[fe80::1]:554/s"},
-      {"udp://@:1234", "udp://@:1234"},  // empty user info: a multicast listener, nothing hidden
+      {"udp://@:1234", "udp://@:1234"},
+      {"testsrc://64x48@30?frames=3", "testsrc://64x48@30?frames=3"},  // local: '@' is the rate
+      {"file:///videos/a@b.mp4", "file:///videos/a@b.mp4"},  // empty user info: a multicast listener, nothing hidden
       {"udp://239.0.0.1:1234?pkt_size=1316", "udp://239.0.0.1:1234?pkt_size=1316"},
       {"http://h/p?email=a@b.com&x=1", "http://h/p?email=a@b.com&x=1"},
       {"rtsp://u:p@h/p?email=a@b.com", "rtsp://u:***@h/p?email=a@b.com"},
