@@ -119,9 +119,10 @@ std::string mask_uris_in_text(std::string_view text) {
     if (start == mark) continue;  // "://" without a scheme before it
     std::size_t end = mark + 3;
     while (end < text.size() && !is_space(text[end])) ++end;
-    // The quote or bracket that closes a quoted URI in a message is not part of it.
+    // The quote or bracket that closes a quoted URI in a message, or the punctuation after
+    // it ("URI: cannot connect"), is not part of it.
     std::size_t uri_end = end;
-    while (uri_end > mark + 3 && std::string_view("'\"`)]>").find(text[uri_end - 1]) != std::string_view::npos)
+    while (uri_end > mark + 3 && std::string_view("'\"`)]>:,;.").find(text[uri_end - 1]) != std::string_view::npos)
       --uri_end;
     out.append(text.substr(copied, start - copied));
     out += mask_credentials(text.substr(start, uri_end - start));

@@ -76,6 +76,8 @@ TEST(StreamUri, MasksEveryUriInText) {
   EXPECT_EQ(mask_uris_in_text("must be ID.PARAM=VALUE (got 'out.output=srt://h:9?passphrase=S3')"),
             "must be ID.PARAM=VALUE (got 'out.output=srt://h:9?passphrase=***')");
   EXPECT_EQ(mask_uris_in_text("rtsp://u:pa/ss@h/a and rtsp://v:w@g/b: failed"), "rtsp://u:***@h/a and rtsp://v:***@g/b: failed");
+  EXPECT_EQ(mask_uris_in_text("out: srt://h:9?passphrase=S3: cannot connect."), "out: srt://h:9?passphrase=***: cannot connect.");
+  EXPECT_EQ(mask_uris_in_text("(rtsp://u:p@h/live), next"), "(rtsp://u:***@h/live), next");
   EXPECT_EQ(mask_uris_in_text("denoise.h=12 is above 10"), "denoise.h=12 is above 10");
   EXPECT_EQ(mask_uris_in_text("a :// b"), "a :// b");
   EXPECT_EQ(mask_uris_in_text("x\nsrt://h:1?pass=1"), "x\nsrt://h:1?pass=***");

@@ -10,6 +10,7 @@ extern "C" {
 
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -35,9 +36,12 @@ class MaskingFormatter : public spdlog::formatter {
 };
 
 // FFmpeg's default callback, with the line masked (its protocols name the URL they open).
+// Streams log from their own threads: one line at a time, as FFmpeg's default callback does.
 void masked_av_log(void* avcl, int level, const char* format, va_list args) {
   if (level > av_log_get_level()) return;
+  static std::mutex mutex;
   static int print_prefix = 1;  // FFmpeg's own state for lines written in pieces
+  const std::lock_guard<std::mutex> lock(mutex);
   char line[2048];
   av_log_format_line2(avcl, level, format, args, line, sizeof line, &print_prefix);
   std::fputs(mask_uris_in_text(line).c_str(), stderr);
