@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 struct FileIdentity {
   std::string canonical;
   std::optional<std::pair<dev_t, ino_t>> inode;  // for a file that exists
+  bool hls = false;  // an HLS playlist (its segments are files too)
 };
 
 std::string canonical_text(const std::string& path) {
@@ -31,8 +32,16 @@ std::string canonical_text(const std::string& path) {
   return canonical.lexically_normal().string();
 }
 
+bool is_hls(const std::string& output) {
+  try {
+    return parse_output_target(output).kind == OutputKind::Hls;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 FileIdentity identity_of(const std::string& path) {
-  FileIdentity id{.canonical = canonical_text(path), .inode = std::nullopt};
+  FileIdentity id{.canonical = canonical_text(path), .inode = std::nullopt, .hls = is_hls(path)};
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) id.inode = std::make_pair(st.st_dev, st.st_ino);
   return id;
@@ -45,9 +54,10 @@ bool same_identity(const FileIdentity& a, const FileIdentity& b) {
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 // FFmpeg's HLS muxer names its segments after the playlist: out.m3u8 -> out0.ts, out1.ts...
-bool is_hls_segment_of(const std::string& input, const std::string& playlist) {
-  const fs::path in = canonical_text(input);
-  const fs::path list = canonical_text(playlist);
+bool is_hls_segment_of(const FileIdentity& file, const FileIdentity& playlist) {
+  if (!playlist.hls) return false;
+  const fs::path in = file.canonical;
+  const fs::path list = playlist.canonical;
   if (in.parent_path() != list.parent_path() || in.extension() != ".ts") return false;
   const std::string stem = in.stem().string();
   const std::string base = list.stem().string();
@@ -57,18 +67,9 @@ bool is_hls_segment_of(const std::string& input, const std::string& playlist) {
   return true;
 }
 
-bool is_hls(const std::string& output) {
-  try {
-    return parse_output_target(output).kind == OutputKind::Hls;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 // `a` and `b` are one file, or one is a segment of the other, an HLS playlist.
-bool clash(const std::string& a_path, const FileIdentity& a, const std::string& b_path, const FileIdentity& b) {
-  return same_identity(a, b) || (is_hls(a_path) && is_hls_segment_of(b_path, a_path)) ||
-         (is_hls(b_path) && is_hls_segment_of(a_path, b_path));
+bool clash(const FileIdentity& a, const FileIdentity& b) {
+  return same_identity(a, b) || is_hls_segment_of(b, a) || is_hls_segment_of(a, b);
 }
 
 void report(const FileUse& output, const std::string& message, std::vector<ConfigIssue>& issues) {
@@ -104,27 +105,27 @@ bool same_file(const std::string& a, const std::string& b) { return same_identit
 void check_file_clashes(const std::vector<FileUse>& uses, std::vector<ConfigIssue>& issues) {
   struct Known {
     const FileUse* use;
-    std::string path;
     FileIdentity id;
   };
   std::vector<Known> inputs;
   std::vector<Known> outputs;
   for (const auto& use : uses)
     if (const std::string path = file_path_of(use); !path.empty())
-      (use.written ? outputs : inputs).push_back({&use, path, identity_of(path)});
+      (use.written ? outputs : inputs).push_back({&use, identity_of(path)});
   for (const auto& output : outputs) {
     const FileUse& out = *output.use;
     for (const auto& input : inputs)
-      if (clash(output.path, output.id, input.path, input.id)) {
+      if (clash(output.id, input.id)) {
         report(out, "'" + out.path + "' (" + out.what + ") would overwrite '" + input.use->path + "' (" +
-                        input.use->what + (same_identity(output.id, input.id) ? ")" : "), one of its HLS segments") +
-                        ": the same file; write elsewhere",
+                        input.use->what +
+                        (same_identity(output.id, input.id) ? "): the same file" : "), as one of its HLS segments") +
+                        "; write elsewhere",
                issues);
         break;
       }
     for (const auto& earlier : outputs) {
       if (&earlier == &output) break;
-      if (clash(output.path, output.id, earlier.path, earlier.id)) {
+      if (clash(output.id, earlier.id)) {
         report(out, "'" + out.path + "' (" + out.what + ") and '" + earlier.use->path + "' (" + earlier.use->what +
                         ") are one file: each output needs a file of its own",
                issues);
