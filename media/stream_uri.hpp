@@ -7,10 +7,26 @@
 
 namespace fp {
 
-// The URI with the password of its user info replaced: rtsp://user:***@host/path. User
-// info without a password (which may be a token) becomes ***. Anything else is unchanged.
-// Every message, log line and statistic that names an input uses this form.
+// The URI with its secrets replaced by ***, the one form in which any message, log line,
+// statistic or summary names an input or output:
+//  - user info: rtsp://user:***@host/path; user info without a ':' (a token) becomes ***.
+//    The password may hold '/', '@', ':', '?' unescaped: user info ends at the LAST '@'
+//    before the query's first key=value (so an e-mail address in a query is no user info,
+//    but a path holding '@' is taken for one: masking too much is the safe mistake).
+//  - the values of secret-looking query keys (is_secret_query_key): srt://h:9000?passphrase=***.
+// Text without "://" is returned unchanged.
 std::string mask_credentials(std::string_view uri);
+
+// A query key whose value is a secret, case-insensitive: passphrase, password, passwd, pass,
+// pwd, token, key, secret, auth, authorization, sig, signature, apikey, credential(s),
+// session, sessionid as the whole key or as one of its words (api_key, stream-key,
+// X-Amz-Signature), or a key ending in token, secret, password, passphrase, signature,
+// credential(s) or apikey (accessToken). pbkeylen or keyint are no secrets.
+bool is_secret_query_key(std::string_view key);
+
+// Free text (an error message, a log line, a configuration value) with every URI in it
+// (scheme:// up to the next white space) masked by mask_credentials.
+std::string mask_uris_in_text(std::string_view text);
 
 // A protocol that delivers a live feed (rtsp, rtsps, rtmp, rtmps, udp, rtp, srt): frames
 // arrive in real time, and its end means the sender went away rather than the end of the

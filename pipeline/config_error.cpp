@@ -1,5 +1,7 @@
 #include "pipeline/config_error.hpp"
 
+#include "media/stream_uri.hpp"
+
 namespace fp {
 
 namespace {
@@ -52,7 +54,9 @@ std::string ConfigIssue::format() const {
   }
   if (!key.empty()) append(": ", key);
   append(": ", message);
-  return out;
+  // A quoted value (a --set, a line of an input list, an output) may be a URI with a
+  // password or a passphrase in it: printed masked.
+  return mask_uris_in_text(out);
 }
 
 ConfigError::ConfigError(std::vector<ConfigIssue> issues)

@@ -8,6 +8,9 @@
 
 namespace fp {
 
+// The file of an issue about a command-line option (-i, -o, --set, --stats-json).
+inline constexpr const char* kCommandLine = "command line";
+
 struct ConfigIssue {
   std::string file;  // the pipeline file, or "command line" for --set/-i/-o/--device
   int line = 0;      // 1-based; 0 when not known
@@ -16,7 +19,8 @@ struct ConfigIssue {
   std::string message;
 
   // "FILE:LINE:COL: KEY: MESSAGE" (parts that are unknown are left out), one line of
-  // printable text: control characters in the parts are written as \n, \t, \x00...
+  // printable text: control characters in the parts are written as \n, \t, \x00..., and
+  // URIs masked (mask_uris_in_text: no password, no secret query value).
   std::string format() const;
 };
 

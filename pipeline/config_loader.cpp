@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "pipeline/config_device.hpp"
+#include "pipeline/config_file_uses.hpp"
 #include "pipeline/config_links.hpp"
 #include "pipeline/config_overrides.hpp"
 #include "pipeline/config_params.hpp"
@@ -88,6 +89,10 @@ PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::strin
   }
   definition.streams = check_streams(*raw, definition.stages, backend, issues);
   if (!definition.streams.empty()) definition.stream_stage = definition.stages[raw->stream_stage].id;
+  if (!issues.empty()) fail(std::move(issues));
+  // Only a pipeline valid otherwise has paths worth comparing.
+  definition.files = pipeline_file_uses(*raw, definition);
+  check_file_clashes(definition.files, issues);
   if (!issues.empty()) fail(std::move(issues));
   return definition;
 }

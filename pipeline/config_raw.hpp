@@ -16,8 +16,6 @@
 
 namespace fp {
 
-inline constexpr const char* kCommandLine = "command line";
-
 // Where a value was written; an issue about it is reported there.
 struct Origin {
   std::string file;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/drop_policy.hpp"
+#include "pipeline/file_clashes.hpp"
 #include "stages/stage.hpp"
 
 namespace fp {
@@ -38,6 +39,9 @@ struct PipelineDefinition {
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
   std::vector<StreamDefinition> streams;  // empty: the pipeline runs once, as written
   std::string stream_stage;               // the decode stage each stream replaces
+  // Every file it reads and writes, every stream's: none clash (checked when loaded); a file
+  // the caller adds (--stats-json) is checked against them (check_file_clashes).
+  std::vector<FileUse> files;
 
   const StageDefinition* find(const std::string& id) const {
     for (const auto& s : stages)

@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "media/stream_uri.hpp"
 #include "pipeline/streams.hpp"
 
 namespace fp {
@@ -43,7 +44,7 @@ std::vector<StreamResult> run_streams(const PipelineDefinition& definition, cons
     try {
       s.result.stats = run_pipeline(s.definition, s.device, stream_options);
     } catch (const std::exception& e) {
-      s.result.error = e.what();
+      s.result.error = mask_uris_in_text(e.what());  // printed, and written to --stats-json
       s.failed = true;
     }
     s.done = true;

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "media/media_error.hpp"
+#include "media/stream_uri.hpp"
 #include "pipeline/config_error.hpp"
 #include "tools/framepipe/commands.hpp"
 
@@ -19,10 +20,11 @@ int report_current_exception() {
     fmt::print(stderr, "framepipe: {} configuration error{}\n", n, n == 1 ? "" : "s");
     return kUsageError;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "framepipe: error: {}\n", e.what());
+    fmt::print(stderr, "framepipe: error: {}\n", mask_uris_in_text(e.what()));
     return kUsageError;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "framepipe: error: {}\n", e.what());
+    // Whatever threw it, a URI in it is printed masked (no password, no passphrase).
+    fmt::print(stderr, "framepipe: error: {}\n", mask_uris_in_text(e.what()));
     return kRuntimeError;
   } catch (...) {
     fmt::print(stderr, "framepipe: error: unknown failure\n");

@@ -1,12 +1,6 @@
 // framepipe: real-time video pipelines described in YAML. This file only declares the
 // command line (CLI11); the commands live in their own files.
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
-extern "C" {
-#include <libavutil/log.h>
-}
 
 #include <functional>
 #include <string>
@@ -14,6 +8,7 @@ extern "C" {
 #include <fmt/format.h>
 
 #include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/masked_logs.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
 #endif
@@ -111,11 +106,8 @@ int main(int argc, char** argv) {
   }
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
-  av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET);
-  auto logger = spdlog::stderr_color_mt("framepipe");
-  logger->set_pattern("framepipe: %v");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(verbose ? spdlog::level::info : spdlog::level::warn);
+  // Every line masked: never a password or passphrase (masked_logs.hpp).
+  fp::cli::install_masked_logs(verbose);
 
   try {
     if (*run_cmd) return fp::cli::run_command(run);

@@ -9,6 +9,7 @@
 #include "media/output_target.hpp"
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
+#include "pipeline/file_clashes.hpp"
 #include "pipeline/output_paths.hpp"
 #include "pipeline/stream_runner.hpp"
 #include "pipeline/stream_stats.hpp"
@@ -86,6 +87,15 @@ PipelineDefinition load_for_this_machine(const std::string& file, const ConfigOv
   return load_pipeline(file, overrides, AutoBackend([] { return resolve_device("auto").kind; }));
 }
 
+void check_stats_json_clashes(const PipelineDefinition& definition, const std::string& stats_json) {
+  std::vector<FileUse> files = definition.files;
+  files.push_back({.written = true, .path = stats_json, .what = "--stats-json file",
+                   .where = ConfigIssue{.file = kCommandLine, .key = "--stats-json"}});
+  std::vector<ConfigIssue> issues;
+  check_file_clashes(files, issues);
+  if (!issues.empty()) throw ConfigError(std::move(issues));
+}
+
 }  // namespace
 
 int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet) {
@@ -111,7 +121,9 @@ int run_command(const RunArguments& args) {
   const auto devices = resolve_devices(definition.device);
   const Device& device = devices.front();
 
-  // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs.
+  // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs:
+  // it must be no input nor output of the pipeline, and its folder must be writable.
+  if (!args.stats_json.empty()) check_stats_json_clashes(definition, args.stats_json);
   if (!args.stats_json.empty())
     if (const auto reason = cannot_create_reason(args.stats_json); !reason.empty())
       throw std::runtime_error(fmt::format("--stats-json {}: cannot create: {}", args.stats_json, reason));
