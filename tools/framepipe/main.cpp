@@ -14,6 +14,7 @@ extern "C" {
 #include <fmt/format.h>
 
 #include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/interrupt.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
 #endif
@@ -44,6 +45,7 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fp::cli::ignore_broken_pipe_signal();
   CLI::App app{"framepipe: real-time video pipelines on NVIDIA GPUs (and CPUs), described in YAML", "framepipe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::function<std::string()>(fp::cli::version_text));
@@ -104,6 +106,10 @@ int main(int argc, char** argv) {
     app.exit(e);
     return fp::cli::kUsageError;
   }
+
+  // Before anything slow (reading the pipeline, opening inputs): Ctrl-C at any point of a run
+  // or a probe is the same orderly interruption, exit 130.
+  if (*run_cmd || *probe_cmd) fp::cli::install_interrupt_handler();
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
   av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET);
