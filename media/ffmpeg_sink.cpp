@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 
@@ -37,6 +38,10 @@ namespace {
 
 // The nominal frame rate: the stream's own, else one implied by a frame-sized time base,
 // else 30. Used for x264's rate control, the .y4m header, and to time frames without pts.
+// The longest key-frame interval asked of an encoder, in frames (x264 takes up to 2^30):
+// over an hour at 240 fps, so only a crafted frame rate ever meets it.
+constexpr int kMaxKeyFrameInterval = 1 << 20;
+
 Rational nominal_rate(const VideoInfo& info) {
   if (ff::positive(info.frame_rate)) return info.frame_rate;
   const Rational tb = info.time_base;
@@ -219,10 +224,10 @@ class FfmpegSink final : public FrameSink {
   // that instead). HLS cuts segments at key frames: one starts each segment.
   void set_key_frames(ff::DictionaryPtr& opts) {
     const SinkOptions& options = options_;
-    const int one_second = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
+    const int one_second = frames_in(1.0);
     bool intra_refresh = options.low_latency;
     if (target_.kind == OutputKind::Hls) {
-      encoder_->gop_size = std::max(1, static_cast<int>(options.hls_segment_seconds * frame_rate_.value() + 0.5));
+      encoder_->gop_size = frames_in(options.hls_segment_seconds);
       intra_refresh = false;
     } else if (options.low_latency || is_network_output(target_.kind)) {
       encoder_->gop_size = one_second;
@@ -233,6 +238,15 @@ class FfmpegSink final : public FrameSink {
     // start from: an IDR, not just an I-frame.
     if (is_network_output(target_.kind))
       set_option(opts, "forced-idr", "1");
+  }
+
+  // Frames in `seconds` at the nominal rate, rounded: at least 1, at most kMaxKeyFrameInterval.
+  // The rate is the input's own, which a crafted file sets to anything up to 2^31-1 fps; a
+  // count past int's range converted to int would be undefined (in practice INT_MIN: every
+  // frame a key frame), so the count is clamped while still a double.
+  int frames_in(double seconds) const {
+    const double frames = std::round(seconds * frame_rate_.value());
+    return static_cast<int>(std::clamp(frames, 1.0, static_cast<double>(kMaxKeyFrameInterval)));
   }
 
   void open_encoder(Rational time_base) {
