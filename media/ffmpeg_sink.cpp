@@ -311,6 +311,7 @@ class FfmpegSink final : public FrameSink {
     }
     set_key_frames(opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
+    if (ret >= 0) ff::require_all_taken(path_, name, opts);
     if (ret < 0) {
       encoder_.reset();
       return name + ": no NVENC on this machine (no NVIDIA driver, or a GPU without a video encoder such as the H100): " +
@@ -356,6 +357,7 @@ class FfmpegSink final : public FrameSink {
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
     if (ret < 0)
       ff::fail(path_, "cannot open encoder libx264 (preset '" + options.preset + "', crf " + crf + ")", ret);
+    ff::require_all_taken(path_, "libx264", opts);
   }
 
   void open_raw_encoder(Rational time_base) {
@@ -429,6 +431,7 @@ class FfmpegSink final : public FrameSink {
       if (timed_out) fail_io(what, ret);
       ff::fail(path_, what, ret);
     }
+    ff::require_all_taken(path_, std::string("the ") + target_.muxer + " muxer", muxer_options);
   }
 
   bool srt_listener() const {
