@@ -421,17 +421,26 @@ class FfmpegSink final : public FrameSink {
     connecting_ = false;
     if (ret < 0) {
       const bool timed_out = deadline_.timed_out();
-      // Leave no unreadable stub behind: the file was created just now, by us.
-      format_.reset();
-      if (target_.kind == OutputKind::File) {
-        std::error_code ignored;
-        std::filesystem::remove(target_.url, ignored);
-      }
+      discard_new_output();
       const std::string what = is_network_output(target_.kind) ? connect_failure() : "cannot write the header";
       if (timed_out) fail_io(what, ret);
       ff::fail(path_, what, ret);
     }
-    ff::require_all_taken(path_, std::string("the ") + target_.muxer + " muxer", muxer_options);
+    try {
+      ff::require_all_taken(path_, std::string("the ") + target_.muxer + " muxer", muxer_options);
+    } catch (...) {
+      discard_new_output();
+      throw;
+    }
+  }
+
+  // Leaves no unreadable stub behind when opening fails: the file was created just now, by us.
+  void discard_new_output() {
+    format_.reset();
+    if (target_.kind == OutputKind::File) {
+      std::error_code ignored;
+      std::filesystem::remove(target_.url, ignored);
+    }
   }
 
   bool srt_listener() const {
