@@ -45,7 +45,6 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fp::cli::ignore_broken_pipe_signal();
   CLI::App app{"framepipe: real-time video pipelines on NVIDIA GPUs (and CPUs), described in YAML", "framepipe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::function<std::string()>(fp::cli::version_text));
@@ -110,6 +109,9 @@ int main(int argc, char** argv) {
   // Before anything slow (reading the pipeline, opening inputs): Ctrl-C at any point of a run
   // or a probe is the same orderly interruption, exit 130.
   if (*run_cmd || *probe_cmd) fp::cli::install_interrupt_handler();
+  // A run's outputs may be pipes: one whose reader leaves must fail alone. (The listings
+  // keep SIGPIPE's default, so `framepipe stages | head` ends quietly as other tools do.)
+  if (*run_cmd) fp::cli::ignore_broken_pipe_signal();
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
   av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET);
