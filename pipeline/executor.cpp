@@ -55,7 +55,7 @@ struct Node {
   // sinks: the latest frame's latency, for the progress line (on the heap: nodes are moved)
   std::unique_ptr<std::atomic<double>> last_latency_ms = std::make_unique<std::atomic<double>>(-1.0);
   bool opened = false;                         // sinks: open() succeeded
-  bool failed = false;                         // sinks, side outputs: the output failed and is left out (error_mutex_)
+  bool failed = false;                         // sinks, side outputs: failed and left out (error_mutex_)
   std::exception_ptr source_error;             // sources: raised once the frames before it are processed
 
   SourceStage& source() { return static_cast<SourceStage&>(*stage); }
@@ -527,7 +527,9 @@ class Run {
     int outputs = 0;
     int failed = 0;
     for (const auto& n : nodes_) {
-      if (n.role() == StageRole::Sink || (n.role() == StageRole::Process && static_cast<const ProcessStage&>(*n.stage).has_side_output())) {
+      const bool side_output =
+          n.role() == StageRole::Process && static_cast<const ProcessStage&>(*n.stage).has_side_output();
+      if (n.role() == StageRole::Sink || side_output) {
         ++outputs;
         failed += output_left_out(n) ? 1 : 0;
       }
