@@ -8,6 +8,7 @@
 
 extern "C" {
 #include <libavdevice/avdevice.h>
+#include <libavutil/dict.h>
 #include <libavutil/log.h>
 }
 
@@ -29,6 +30,15 @@ void fail(const std::string& name, const std::string& what) { throw MediaError(n
 
 void fail(const std::string& name, const std::string& what, int errnum) {
   throw MediaError(name + ": " + what + ": " + av_error_text(errnum), errnum);
+}
+
+void require_all_taken(const std::string& name, const std::string& what, const DictionaryPtr& options) {
+  std::string left;
+  const AVDictionaryEntry* entry = nullptr;
+  while ((entry = av_dict_get(options.get(), "", entry, AV_DICT_IGNORE_SUFFIX)) != nullptr)
+    left += fmt::format("{}{}={}", left.empty() ? "" : ", ", entry->key, entry->value);
+  if (!left.empty())
+    fail(name, fmt::format("{} did not take the option{} {}", what, av_dict_count(options.get()) == 1 ? "" : "s", left));
 }
 
 std::string format_fps(Rational fps) {

@@ -24,5 +24,10 @@ inline bool positive(Rational r) { return r.num > 0 && r.den > 0; }
 // "30", "29.97", "23.976": frames per second for people.
 std::string format_fps(Rational fps);
 
+// After an open call (avcodec_open2, avformat_write_header) took its options: the ones it
+// left in `options`, which it did not know. framepipe sets every option itself and sets
+// only options the encoder or muxer takes, so a leftover would be a setting silently
+// ignored: the open fails instead, "<name>: <what> did not take the option(s) KEY=VALUE".
+void require_all_taken(const std::string& name, const std::string& what, const DictionaryPtr& options);
 
 }  // namespace fp::ff

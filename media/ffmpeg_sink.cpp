@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 
@@ -37,6 +38,10 @@ namespace {
 
 // The nominal frame rate: the stream's own, else one implied by a frame-sized time base,
 // else 30. Used for x264's rate control, the .y4m header, and to time frames without pts.
+// The longest key-frame interval asked of an encoder, in frames (x264 takes up to 2^30):
+// over an hour at 240 fps, so only a crafted frame rate ever meets it.
+constexpr int kMaxKeyFrameInterval = 1 << 20;
+
 Rational nominal_rate(const VideoInfo& info) {
   if (ff::positive(info.frame_rate)) return info.frame_rate;
   const Rational tb = info.time_base;
@@ -219,10 +224,10 @@ class FfmpegSink final : public FrameSink {
   // that instead). HLS cuts segments at key frames: one starts each segment.
   void set_key_frames(ff::DictionaryPtr& opts) {
     const SinkOptions& options = options_;
-    const int one_second = std::max(1, static_cast<int>(frame_rate_.value() + 0.5));
+    const int one_second = frames_in(1.0);
     bool intra_refresh = options.low_latency;
     if (target_.kind == OutputKind::Hls) {
-      encoder_->gop_size = std::max(1, static_cast<int>(options.hls_segment_seconds * frame_rate_.value() + 0.5));
+      encoder_->gop_size = frames_in(options.hls_segment_seconds);
       intra_refresh = false;
     } else if (options.low_latency || is_network_output(target_.kind)) {
       encoder_->gop_size = one_second;
@@ -233,6 +238,15 @@ class FfmpegSink final : public FrameSink {
     // start from: an IDR, not just an I-frame.
     if (is_network_output(target_.kind))
       set_option(opts, "forced-idr", "1");
+  }
+
+  // Frames in `seconds` at the nominal rate, rounded: at least 1, at most kMaxKeyFrameInterval.
+  // The rate is the input's own, which a crafted file sets to anything up to 2^31-1 fps; a
+  // count past int's range converted to int would be undefined (in practice INT_MIN: every
+  // frame a key frame), so the count is clamped while still a double.
+  int frames_in(double seconds) const {
+    const double frames = std::round(seconds * frame_rate_.value());
+    return static_cast<int>(std::clamp(frames, 1.0, static_cast<double>(kMaxKeyFrameInterval)));
   }
 
   void open_encoder(Rational time_base) {
@@ -297,6 +311,7 @@ class FfmpegSink final : public FrameSink {
     }
     set_key_frames(opts);
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
+    if (ret >= 0) ff::require_all_taken(path_, name, opts);
     if (ret < 0) {
       encoder_.reset();
       return name + ": no NVENC on this machine (no NVIDIA driver, or a GPU without a video encoder such as the H100): " +
@@ -342,6 +357,7 @@ class FfmpegSink final : public FrameSink {
     const int ret = ff::with_dictionary(opts, [&](AVDictionary** d) { return avcodec_open2(encoder_.get(), codec, d); });
     if (ret < 0)
       ff::fail(path_, "cannot open encoder libx264 (preset '" + options.preset + "', crf " + crf + ")", ret);
+    ff::require_all_taken(path_, "libx264", opts);
   }
 
   void open_raw_encoder(Rational time_base) {
@@ -405,15 +421,25 @@ class FfmpegSink final : public FrameSink {
     connecting_ = false;
     if (ret < 0) {
       const bool timed_out = deadline_.timed_out();
-      // Leave no unreadable stub behind: the file was created just now, by us.
-      format_.reset();
-      if (target_.kind == OutputKind::File) {
-        std::error_code ignored;
-        std::filesystem::remove(target_.url, ignored);
-      }
+      discard_new_output();
       const std::string what = is_network_output(target_.kind) ? connect_failure() : "cannot write the header";
       if (timed_out) fail_io(what, ret);
       ff::fail(path_, what, ret);
+    }
+    try {
+      ff::require_all_taken(path_, std::string("the ") + target_.muxer + " muxer", muxer_options);
+    } catch (...) {
+      discard_new_output();
+      throw;
+    }
+  }
+
+  // Leaves no unreadable stub behind when opening fails: the file was created just now, by us.
+  void discard_new_output() {
+    format_.reset();
+    if (target_.kind == OutputKind::File) {
+      std::error_code ignored;
+      std::filesystem::remove(target_.url, ignored);
     }
   }
 

@@ -53,9 +53,13 @@ std::string audio_details(const AVCodecParameters* par) {
 
 }  // namespace
 
-ProbeResult probe(const std::string& uri) {
+ProbeResult probe(const std::string& uri, const std::atomic<bool>* stop) {
   if (is_testsrc_uri(uri)) return probe_testsrc(uri);
-  ff::OpenedInput input = ff::open_input(uri, AVIOInterruptCB{nullptr, nullptr});
+  // FFmpeg polls this in every blocking open and read; the flag outlives the call.
+  const auto stop_requested = [](void* flag) { return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0; };
+  const AVIOInterruptCB interrupt = stop != nullptr ? AVIOInterruptCB{stop_requested, const_cast<std::atomic<bool>*>(stop)}
+                                                    : AVIOInterruptCB{nullptr, nullptr};
+  ff::OpenedInput input = ff::open_input(uri, interrupt);
   AVFormatContext* format = input.format.get();
 
   ProbeResult result;

@@ -1,6 +1,7 @@
 // `framepipe probe`: what a URI holds and how framepipe would decode it.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct ProbeResult {
   std::vector<StreamDescription> streams;
 };
 
-ProbeResult probe(const std::string& uri);  // throws MediaError
+// `stop` (may be null) is polled while the URI is opened and read: once it is set, a wait
+// (a server that accepts and never answers) ends at once with a MediaError.
+ProbeResult probe(const std::string& uri, const std::atomic<bool>* stop = nullptr);  // throws MediaError
 
 }  // namespace fp

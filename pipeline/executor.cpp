@@ -55,7 +55,7 @@ struct Node {
   // sinks: the latest frame's latency, for the progress line (on the heap: nodes are moved)
   std::unique_ptr<std::atomic<double>> last_latency_ms = std::make_unique<std::atomic<double>>(-1.0);
   bool opened = false;                         // sinks: open() succeeded
-  bool failed = false;                         // sinks: the output failed and is left out (error_mutex_)
+  bool failed = false;                         // sinks, side outputs: failed and left out (error_mutex_)
   std::exception_ptr source_error;             // sources: raised once the frames before it are processed
 
   SourceStage& source() { return static_cast<SourceStage&>(*stage); }
@@ -417,8 +417,8 @@ class Run {
     work.frames.clear();
     slots_->context(slot).run_completions();
     for (auto& [sink, frame] : work.deliveries)
-      if (!sink_failed(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame), nodes_[sink].overflow) &&
-          !sink_failed(nodes_[sink]))
+      if (!output_left_out(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame), nodes_[sink].overflow) &&
+          !output_left_out(nodes_[sink]))
         throw_pending_error();
     work.deliveries.clear();
     if (++stats_.frames == 1) stats_.first_frame_seconds = ms_since(started_) / 1000.0;
@@ -449,6 +449,7 @@ class Run {
       Node& n = nodes_[i];
       if (n.role() != StageRole::Source) continue;
       for (;;) {
+        note_side_output_failures();
         if (error_pending() || every_output_failed()) return false;
         if (stop_requested()) {
           stats_.interrupted = true;
@@ -486,7 +487,7 @@ class Run {
     for (auto& n : nodes_) {
       try {
         if (n.role() == StageRole::Process) n.process().finish();
-        if (n.role() == StageRole::Sink && n.opened && !sink_failed(n)) n.sink().close();
+        if (n.role() == StageRole::Sink && n.opened && !output_left_out(n)) n.sink().close();
       } catch (...) {
         output_failed(n, std::current_exception());
       }
@@ -506,21 +507,31 @@ class Run {
     if (!finalizing_ && n.role() == StageRole::Sink && !every_output_failed())
       spdlog::error("{}; the other outputs go on", message);
   }
-  bool sink_failed(const Node& n) {
+  bool output_left_out(const Node& n) {
     std::lock_guard lock(error_mutex_);
     return n.failed;
   }
+  // A side output (a histogram's rows) fails inside its stage, on the graph's thread, the
+  // only one that may ask the stage; the failure is copied under the lock into its node,
+  // where a sink thread (every_output_failed after its own output failed) reads it.
+  void note_side_output_failures() {
+    for (auto& n : nodes_) {
+      if (n.role() != StageRole::Process || n.failed || !n.process().side_output_failed()) continue;
+      std::lock_guard lock(error_mutex_);
+      n.failed = true;
+    }
+  }
   // True when the run has outputs and every one of them failed: nothing is left to write.
+  // Called from the graph's thread and from sink threads.
   bool every_output_failed() {
     int outputs = 0;
     int failed = 0;
     for (const auto& n : nodes_) {
-      if (n.role() == StageRole::Sink) {
+      const bool side_output =
+          n.role() == StageRole::Process && static_cast<const ProcessStage&>(*n.stage).has_side_output();
+      if (n.role() == StageRole::Sink || side_output) {
         ++outputs;
-        failed += sink_failed(n) ? 1 : 0;
-      } else if (n.role() == StageRole::Process && n.stage && static_cast<const ProcessStage&>(*n.stage).has_side_output()) {
-        ++outputs;
-        failed += static_cast<const ProcessStage&>(*n.stage).side_output_failed() ? 1 : 0;
+        failed += output_left_out(n) ? 1 : 0;
       }
     }
     return outputs > 0 && failed == outputs;

@@ -12,7 +12,9 @@ std::vector<ParamSpec> reconnect_param_specs(const std::string& attempts_help) {
        .type = ParamType::Int,
        .help = attempts_help,
        .default_value = std::string("auto"),
-       .range = {.min = 0},
+       // A count that the policy's int holds with room to spare (unbounded, 2^31 wrapped to a
+       // negative count and 2^32 to 0, off); `forever` is the way to ask for no limit.
+       .range = {.min = 0, .max = kMaxReconnectAttempts},
        .keywords = {"auto", "forever"}},
       {.name = "reconnect.initial_ms",
        .type = ParamType::Int,

@@ -11,6 +11,9 @@
 
 namespace fp {
 
+// The largest count reconnect.attempts takes (with the shortest backoff, weeks of trying).
+inline constexpr int kMaxReconnectAttempts = 1000000;
+
 // reconnect.attempts (auto|forever|N), reconnect.initial_ms, reconnect.max_ms;
 // `attempts_help` says what is reconnected and what auto means for it.
 std::vector<ParamSpec> reconnect_param_specs(const std::string& attempts_help);

@@ -75,7 +75,8 @@ class ProcessStage : public Stage {
   // A file the stage writes beside its frames (a histogram's rows). When writing it fails
   // (a full disk), the stage closes it, keeps the error for finish() and goes on passing
   // frames, so the run's other outputs lose nothing; the executor stops the run only when
-  // every output has failed.
+  // every output has failed. side_output_failed() is asked on the graph's thread only (the
+  // one that calls process() and the frame completions, which write the side output).
   virtual bool has_side_output() const { return false; }
   virtual bool side_output_failed() const { return false; }
 };

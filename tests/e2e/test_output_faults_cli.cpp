@@ -74,6 +74,31 @@ INSTANTIATE_TEST_SUITE_P(
                       FullCase{"jsonl", "full.jsonl", true, "hist"}, FullCase{"csv", "full.csv", true, "hist"}),
     [](const ::testing::TestParamInfo<FullCase>& param_info) { return param_info.param.name; });
 
+// The histogram's rows and several encodes fail at once: each encode's thread asks whether
+// every output has failed (to word its message) while the graph's thread is the one that
+// sees the histogram fail. Under ThreadSanitizer (the CI's CPU suite) this is the test that
+// shows whether that question reads the histogram's state without the executor's lock.
+TEST(OutputFaults, AHistogramAndEncodesFailingTogetherLeaveTheRestComplete) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "this system has no /dev/full";
+  TempDir dir("full-together");
+  constexpr int kManyFrames = 60;
+  std::string text = "input: testsrc://160x120@25?noise=10&frames=" + std::to_string(kManyFrames) +
+                     "\nstages:\n  - {id: hist, type: luma_histogram, output: full.jsonl}\n";
+  std::vector<std::string> named = {"full.jsonl", "hist: "};
+  for (int i = 0; i < 4; ++i) {
+    const std::string link = "full" + std::to_string(i) + ".y4m";
+    fs::create_symlink("/dev/full", dir / link);
+    text += "  - {id: bad" + std::to_string(i) + ", type: encode, input: hist, output: " + link + "}\n";
+    named.push_back(link);
+  }
+  text += "  - {id: good, type: encode, input: hist, output: good.mkv}\n";
+  fs::create_symlink("/dev/full", dir / "full.jsonl");
+  write_text(dir / "p.yaml", text);
+  const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), kTimeoutSeconds);
+  expect_clean_failure(result, named);
+  EXPECT_EQ(count_frames(dir / "good.mkv"), kManyFrames);
+}
+
 TEST(OutputFaults, StatsJsonToDevFullFailsAfterTheOutputsAreComplete) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "this system has no /dev/full";
   TempDir dir("full-stats");

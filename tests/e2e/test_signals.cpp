@@ -4,6 +4,7 @@
 // clear error after the network timeout, never a hang.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <fstream>
@@ -48,6 +49,35 @@ TEST(Signals, SigtermWhileOpeningASilentRtspServer) {
 TEST(Signals, SigintWhileOpeningASilentHttpServer) {
   SilentServer server;
   expect_prompt_stop_while_opening("http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts", SIGINT);
+}
+
+// `framepipe probe` opens the URI as a run does, and a signal ends that open the same way.
+TEST(Signals, SigintWhileProbingASilentHttpServer) {
+  SilentServer server;
+  TempDir dir("signals-probe");
+  BackgroundRun run(dir.path(), {"probe", "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(5.0);
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(2.0));
+}
+
+// The handler is there from the start: a signal while the pipeline file is still being read
+// (a FIFO that nothing writes yet, as `framepipe run <(make-pipeline)` can be) is the same
+// orderly interruption, and nothing is created.
+TEST(Signals, SigintWhileReadingThePipeline) {
+  TempDir dir("signals-load");
+  ASSERT_EQ(mkfifo((dir / "p.yaml").c_str(), 0600), 0);
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(5.0);
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(2.0));
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
 
 // Nobody interrupts: the open gives up after the network timeout with an error naming the

@@ -18,6 +18,10 @@
 #include "media/frame_sink.hpp"
 #include "media/frame_source.hpp"
 
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
 namespace fp::test {
 
 // A fresh folder under the build tree, named after the running test (and the process, so
@@ -102,6 +106,28 @@ inline double psnr(const Plane& a, const Plane& b) {
 }
 
 // Reads every frame of `uri` and writes it to `options.path`; returns the frames written.
+// A written file's packets as its demuxer reads them (an .m3u8: every segment's, in order).
+struct PacketInfo {
+  std::int64_t pts;
+  bool key;
+  int size;
+};
+
+inline std::vector<PacketInfo> video_packets(const std::string& path) {
+  AVFormatContext* format = nullptr;
+  EXPECT_EQ(avformat_open_input(&format, path.c_str(), nullptr, nullptr), 0) << path;
+  std::vector<PacketInfo> packets;
+  if (format == nullptr) return packets;
+  AVPacket* packet = av_packet_alloc();
+  while (av_read_frame(format, packet) >= 0) {
+    packets.push_back({packet->pts, (packet->flags & AV_PKT_FLAG_KEY) != 0, packet->size});
+    av_packet_unref(packet);
+  }
+  av_packet_free(&packet);
+  avformat_close_input(&format);
+  return packets;
+}
+
 inline std::vector<Frame> transcode(const std::string& uri, const SinkOptions& options) {
   auto source = open_source(uri);
   std::vector<Frame> frames = read_all(*source);

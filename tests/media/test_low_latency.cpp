@@ -10,33 +10,11 @@
 
 #include "media_test_util.hpp"
 
-extern "C" {
-#include <libavformat/avformat.h>
-}
-
 namespace fp {
 namespace {
 
-struct PacketInfo {
-  std::int64_t pts;
-  bool key;
-  int size;
-};
-
-std::vector<PacketInfo> video_packets(const std::string& path) {
-  AVFormatContext* format = nullptr;
-  EXPECT_EQ(avformat_open_input(&format, path.c_str(), nullptr, nullptr), 0) << path;
-  std::vector<PacketInfo> packets;
-  if (format == nullptr) return packets;
-  AVPacket* packet = av_packet_alloc();
-  while (av_read_frame(format, packet) >= 0) {
-    packets.push_back({packet->pts, (packet->flags & AV_PKT_FLAG_KEY) != 0, packet->size});
-    av_packet_unref(packet);
-  }
-  av_packet_free(&packet);
-  avformat_close_input(&format);
-  return packets;
-}
+using test::PacketInfo;
+using test::video_packets;
 
 std::vector<PacketInfo> encode(const test::ScratchDir& dir, const std::string& name, bool low_latency) {
   SinkOptions options;

@@ -4,12 +4,14 @@
 #include <libavformat/version.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "media/probe.hpp"
 #include "pipeline/config_error.hpp"
 #include "pipeline/device.hpp"
 #include "stages/registry.hpp"
 #include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/interrupt.hpp"
 
 namespace fp::cli {
 
@@ -65,7 +67,17 @@ int stages_command(const std::string& name) {
 }
 
 int probe_command(const std::string& uri) {
-  const auto result = probe(uri);
+  // main installed the handler before anything slow; a signal ends the open (a server that
+  // accepts and never answers) at once, with 130, as it does a run's.
+  const std::atomic<bool>& stop = install_interrupt_handler();
+  ProbeResult result;
+  try {
+    result = probe(uri, &stop);
+  } catch (...) {
+    if (!stop.load()) throw;
+    fmt::print(stderr, "framepipe: interrupted\n");
+    return kInterrupted;
+  }
   fmt::print("{}: {}", result.uri, result.format);
   if (result.duration_seconds >= 0) fmt::print(", {:.3f} s", result.duration_seconds);
   fmt::print("\n");

@@ -27,4 +27,11 @@ const std::atomic<bool>& install_interrupt_handler() {
   return g_stop;
 }
 
+void ignore_broken_pipe_signal() {
+  struct sigaction action {};
+  action.sa_handler = SIG_IGN;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGPIPE, &action, nullptr);
+}
+
 }  // namespace fp::cli

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/interrupt.hpp"
 #include "tools/framepipe/masked_logs.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
@@ -104,6 +105,13 @@ int main(int argc, char** argv) {
     app.exit(e);
     return fp::cli::kUsageError;
   }
+
+  // Before anything slow (reading the pipeline, opening inputs): Ctrl-C at any point of a run
+  // or a probe is the same orderly interruption, exit 130.
+  if (*run_cmd || *probe_cmd) fp::cli::install_interrupt_handler();
+  // A run's outputs may be pipes: one whose reader leaves must fail alone. (The listings
+  // keep SIGPIPE's default, so `framepipe stages | head` ends quietly as other tools do.)
+  if (*run_cmd) fp::cli::ignore_broken_pipe_signal();
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
   // Every line masked: never a password or passphrase (masked_logs.hpp).

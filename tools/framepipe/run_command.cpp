@@ -2,9 +2,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "media/output_target.hpp"
 #include "pipeline/device.hpp"
@@ -117,8 +120,26 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
 }
 
 int run_command(const RunArguments& args) {
-  const auto definition = load_for_this_machine(args.file, args.overrides);
-  const auto devices = resolve_devices(definition.device);
+  // main installed the handler before anything slow; this is its flag.
+  const std::atomic<bool>& stop = install_interrupt_handler();
+  // A signal while the pipeline is read (a file that is a FIFO, as `<(...)` is) or the
+  // devices are looked for ends the command with 130 before anything runs or is created;
+  // a read it broke off failing is that same interruption.
+  const auto interrupted_early = [&] {
+    if (!args.quiet) fmt::print(stderr, "framepipe: interrupted before the run started\n");
+    return kInterrupted;
+  };
+  std::optional<PipelineDefinition> loaded;
+  std::vector<Device> devices;
+  try {
+    loaded = load_for_this_machine(args.file, args.overrides);
+    devices = resolve_devices(loaded->device);
+  } catch (...) {
+    if (stop.load()) return interrupted_early();
+    throw;
+  }
+  if (stop.load()) return interrupted_early();
+  const PipelineDefinition& definition = *loaded;
   const Device& device = devices.front();
 
   // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs:
@@ -134,7 +155,7 @@ int run_command(const RunArguments& args) {
   options.drop = definition.drop;
   options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));
-  options.stop = &install_interrupt_handler();
+  options.stop = &stop;
 
   if (definition.streams.size() > 1) return run_several_streams(args, definition, devices, options);
   const RunStats stats = run_pipeline(stream_pipeline(definition, 0), device, options);
