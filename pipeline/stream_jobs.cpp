@@ -190,17 +190,17 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   return jobs;
 }
 
-int resolve_stream_jobs(int requested, int derived, const std::vector<bool>& endless) {
+int resolve_stream_jobs(int requested, const std::string& setting, int derived, const std::vector<bool>& endless) {
   const int total = static_cast<int>(endless.size());
   const int never_end = static_cast<int>(std::count(endless.begin(), endless.end(), true));
   const bool others = never_end < total;
   if (requested > 0) {
     if (never_end > requested || (never_end == requested && others))
       throw UsageError(fmt::format(
-          "--jobs {}: {} of the {} inputs are live (a network stream, a camera or an endless testsrc) and never end; "
-          "they would hold every place and the other streams would never start: give --jobs at least {}, or bound "
-          "the run with --frames",
-          requested, never_end, total, never_end + (others ? 1 : 0)));
+          "{}: {} of the {} inputs are live (a network stream, a camera or an endless testsrc) and never end; "
+          "they would hold every place and the streams queued behind them would never start: give --jobs at least "
+          "{}, or bound the run with --frames",
+          setting, never_end, total, never_end + (others ? 1 : 0)));
     return std::min(requested, std::max(total, 1));
   }
   const int jobs = std::max(derived, never_end + (others ? 1 : 0));

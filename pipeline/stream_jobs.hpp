@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pipeline/executor.hpp"
@@ -50,10 +51,11 @@ std::vector<bool> endless_streams(const PipelineDefinition& definition, std::int
 int default_stream_jobs(const PipelineDefinition& definition, const std::vector<Device>& devices,
                         const RunOptions& options);
 
-// The cap the run uses. `requested` > 0 (--jobs N): that, unless the endless streams would
-// take every place while others wait (endless > N, or endless == N with other streams), a
-// UsageError naming the numbers. `requested` == 0: `derived`, raised where need be so that
-// every endless stream runs and one place is left for the others. Never above the streams.
-int resolve_stream_jobs(int requested, int derived, const std::vector<bool>& endless);
+// The cap the run uses. `requested` > 0 (--jobs N or the file's `jobs: N`, as `setting` says
+// in messages): that, unless the endless streams would take every place while others wait
+// (endless > N, or endless == N with other streams): a UsageError naming the numbers.
+// `requested` == 0: `derived`, raised where need be so that every endless stream runs and
+// one place is left for the others. Never above the number of streams.
+int resolve_stream_jobs(int requested, const std::string& setting, int derived, const std::vector<bool>& endless);
 
 }  // namespace fp

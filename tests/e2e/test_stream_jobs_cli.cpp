@@ -151,15 +151,17 @@ TEST(StreamJobsCli, TwoHundredFilesRunFourAtATime) {
       << " KiB, 200 with --jobs 4 " << capped.peak_rss_kib << " KiB";
 }
 
-// Five long inputs, two at a time: Ctrl-C finalizes the two running, and the three waiting
-// never start (no output, "not started" in the summary and the stats), exit 130.
+// Five long inputs, two at a time (the file's `jobs: 2`): Ctrl-C finalizes the two running,
+// and the three waiting never start (no output, "not started" in the summary and the stats),
+// exit 130.
 TEST(StreamJobsCli, CtrlCLeavesTheWaitingStreamsUnstarted) {
   TempDir dir("stream-jobs-sigint");
   std::ofstream(dir / "p.yaml") << "realtime: true\n"
+                                   "jobs: 2\n"
                                    "input: testsrc://64x48@25?frames=100000\n"
                                    "stages:\n"
                                    "  - {id: out, type: encode, output: 'cam{stream}.mp4'}\n";
-  std::vector<std::string> args{"run", "p.yaml", "--jobs", "2", "--stats-json", "stats.json"};
+  std::vector<std::string> args{"run", "p.yaml", "--stats-json", "stats.json"};
   for (int i = 0; i < 5; ++i) args.insert(args.end(), {"-i", "testsrc://64x48@25?frames=100000"});
   BackgroundRun run(dir.path(), args);
   const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(10));
@@ -217,6 +219,34 @@ TEST(StreamJobsCli, LiveInputsThatWouldFillEveryPlaceAreRefused) {
   EXPECT_NE(result.output.find("give --jobs at least 2"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(dir / "0.mkv"));
   EXPECT_FALSE(fs::exists(dir / "1.mkv"));
+}
+
+// `jobs:` in the file: a whole number 0..1024, checked with its line; --jobs overrides it.
+TEST(StreamJobsCli, TheFilesJobsKeyIsCheckedAndTheOptionOverridesIt) {
+  TempDir dir("stream-jobs-key");
+  std::ofstream(dir / "bad.yaml") << "input: testsrc://64x48@25?frames=2\n"
+                                     "jobs: many\n"
+                                     "stages:\n"
+                                     "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  const auto bad = run_framepipe({"run", "bad.yaml", "-i", "testsrc://64x48@25?frames=2", "-i",
+                                  "testsrc://64x48@25?frames=2"},
+                                 dir.path());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("bad.yaml:2:7: jobs: must be a whole number 0..1024"), std::string::npos) << bad.output;
+  std::ofstream(dir / "p.yaml") << "input: testsrc://64x48@25?frames=2\n"
+                                   "jobs: 1\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  const std::vector<std::string> live{"run", "p.yaml", "-i", "testsrc://64x48@25?frames=0", "-i",
+                                      "testsrc://64x48@25?frames=2"};
+  const auto refused = run_framepipe(live, dir.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("p.yaml: jobs: 1: 1 of the 2 inputs are live"), std::string::npos) << refused.output;
+  auto overridden = live;
+  overridden.insert(overridden.end(), {"--jobs", "2", "--frames", "2", "--stats-json", "stats.json"});
+  const auto ran = run_framepipe_with_timeout(overridden, dir.path(), static_cast<int>(time_bound(30)));
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(read_json(dir / "stats.json")["jobs"], 2);
 }
 
 }  // namespace

@@ -69,16 +69,16 @@ TEST(StreamJobs, TheDefaultFollowsMemoryAndFrameSize) {
 
 TEST(StreamJobs, LiveInputsGetTheirPlacesOrAreRefused) {
   const std::vector<bool> one_live_two_files{true, false, false};
-  EXPECT_EQ(resolve_stream_jobs(2, 0, one_live_two_files), 2);
-  EXPECT_THROW(resolve_stream_jobs(1, 0, one_live_two_files), UsageError);
-  EXPECT_THROW(resolve_stream_jobs(1, 0, {true, true}), UsageError);
-  EXPECT_EQ(resolve_stream_jobs(2, 0, {true, true}), 2);
+  EXPECT_EQ(resolve_stream_jobs(2, "--jobs", 0, one_live_two_files), 2);
+  EXPECT_THROW(resolve_stream_jobs(1, "--jobs", 0, one_live_two_files), UsageError);
+  EXPECT_THROW(resolve_stream_jobs(1, "--jobs", 0, {true, true}), UsageError);
+  EXPECT_EQ(resolve_stream_jobs(2, "--jobs", 0, {true, true}), 2);
   // The default starts every live input and leaves one place for the files.
-  EXPECT_EQ(resolve_stream_jobs(0, 1, {true, true, false, false}), 3);
-  EXPECT_EQ(resolve_stream_jobs(0, 2, {true, true}), 2);
+  EXPECT_EQ(resolve_stream_jobs(0, "--jobs", 1, {true, true, false, false}), 3);
+  EXPECT_EQ(resolve_stream_jobs(0, "--jobs", 2, {true, true}), 2);
   // Never more places than streams.
-  EXPECT_EQ(resolve_stream_jobs(0, 1000, {false, false, false}), 3);
-  EXPECT_EQ(resolve_stream_jobs(16, 0, {false, false}), 2);
+  EXPECT_EQ(resolve_stream_jobs(0, "--jobs", 1000, {false, false, false}), 3);
+  EXPECT_EQ(resolve_stream_jobs(16, "--jobs", 0, {false, false}), 2);
 }
 
 }  // namespace

@@ -51,8 +51,11 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
                         const std::vector<Device>& devices, const RunOptions& options) {
   // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
   const auto endless = endless_streams(definition, options.max_frames);
-  const int derived = args.jobs > 0 ? 0 : default_stream_jobs(definition, devices, options);
-  const int jobs = resolve_stream_jobs(args.jobs, derived, endless);
+  const int requested = args.jobs >= 0 ? args.jobs : definition.jobs;
+  const std::string setting =
+      args.jobs >= 0 ? fmt::format("--jobs {}", args.jobs) : fmt::format("{}: jobs: {}", definition.file, definition.jobs);
+  const int derived = requested > 0 ? 0 : default_stream_jobs(definition, devices, options);
+  const int jobs = resolve_stream_jobs(requested, setting, derived, endless);
   const auto started = std::chrono::steady_clock::now();
   const StreamsRun run = run_streams(definition, devices, options, args.fail_fast, jobs);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
