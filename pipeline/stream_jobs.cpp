@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -56,13 +58,23 @@ std::size_t frame_bytes(const StreamFootprint& f, std::size_t row_alignment) {
   return pitch(w) * h + 2 * pitch((w + 1) / 2) * ((h + 1) / 2);
 }
 
+// A "Key:  N kB" line of a /proc file, in bytes; 0 when absent.
+std::size_t read_proc_kib(const char* path, const std::string& wanted) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(wanted, 0) == 0) {
+      try {
+        return std::stoull(line.substr(wanted.size())) * 1024;
+      } catch (const std::exception&) {
+        return 0;
+      }
+    }
+  return 0;
+}
+
 std::size_t read_meminfo_available() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
+  if (const std::size_t available = read_proc_kib("/proc/meminfo", "MemAvailable:")) return available;
   const long pages = sysconf(_SC_AVPHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
@@ -88,8 +100,16 @@ std::string decode_uri(const PipelineDefinition& definition, std::size_t index) 
   return definition.streams[index].input.has("uri") ? definition.streams[index].input.text("uri") : "";
 }
 
-// The largest frame among the first few streams whose header can be read at once (files and
-// testsrc; a network stream or camera could take seconds to answer). Streams of one run are
+// A header that can be read at once and read again by the stream: testsrc, or a regular
+// file. Not a network stream or camera (seconds to answer), nor a FIFO or device, whose
+// bytes a probe would take from the stream.
+bool cheap_to_probe(const std::string& uri) {
+  if (uri.rfind("testsrc://", 0) == 0) return !is_endless_uri(uri);
+  std::error_code error;
+  return uri.find("://") == std::string::npos && std::filesystem::is_regular_file(uri, error);
+}
+
+// The largest frame among the first few streams cheap to probe. Streams of one run are
 // usually alike (a folder of one camera's recordings).
 void probe_frame_size(const PipelineDefinition& definition, StreamFootprint& footprint) {
   int width = 0;
@@ -97,7 +117,7 @@ void probe_frame_size(const PipelineDefinition& definition, StreamFootprint& foo
   int probed = 0;
   for (std::size_t i = 0; i < definition.streams.size() && probed < kProbedStreams; ++i) {
     const std::string uri = decode_uri(definition, i);
-    if (uri.empty() || is_network_uri(uri) || is_endless_uri(uri)) continue;
+    if (!cheap_to_probe(uri)) continue;
     ++probed;
     try {
       for (const auto& stream : probe(uri).streams)
@@ -132,12 +152,15 @@ std::size_t stream_device_bytes(const StreamFootprint& f) {
   return kStreamFixedDeviceBytes + frames * frame_bytes(f, 512);
 }
 
-int jobs_that_fit(std::size_t host_available, const std::vector<std::size_t>& device_free,
+int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device_free,
                   const StreamFootprint& footprint) {
   const auto fit = [](std::size_t available, std::size_t each) {
     return static_cast<std::size_t>(static_cast<double>(available) * kUsableShare) / std::max<std::size_t>(each, 1);
   };
-  std::size_t jobs = fit(host_available, stream_host_bytes(footprint));
+  std::size_t jobs = fit(host.available, stream_host_bytes(footprint));
+  if (host.data_left > 0)
+    jobs = std::min(jobs, fit(host.data_left, stream_host_bytes(footprint) +
+                                                  stream_stack_bytes(footprint, host.stack_bytes)));
   if (!device_free.empty()) {
     // The streams are spread over the GPUs in turn: each takes its share.
     std::size_t least = fit(device_free.front(), stream_device_bytes(footprint));
@@ -147,10 +170,25 @@ int jobs_that_fit(std::size_t host_available, const std::vector<std::size_t>& de
   return static_cast<int>(std::clamp<std::size_t>(jobs, 1, 1 << 20));
 }
 
-std::size_t available_host_memory() {
-  const std::size_t available = read_meminfo_available();
-  const std::size_t cgroup = cgroup_headroom();
-  return cgroup > 0 ? std::min(available, cgroup) : available;
+std::size_t stream_stack_bytes(const StreamFootprint& f, std::size_t stack_bytes) {
+  // A source and a sink thread each, the decoder's frame threads (one per core), and per
+  // encoder x264's frame threads (1.5 per core) and its lookahead thread.
+  const std::size_t threads = 1 + static_cast<std::size_t>(f.sinks) + f.cores + f.sinks * (f.cores * 3 / 2 + 1);
+  return threads * stack_bytes;
+}
+
+HostMemory host_memory() {
+  HostMemory host;
+  host.available = read_meminfo_available();
+  if (const std::size_t cgroup = cgroup_headroom(); cgroup > 0) host.available = std::min(host.available, cgroup);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_DATA, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::size_t mapped = read_proc_kib("/proc/self/status", "VmData:");
+    host.data_left = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 1;
+  }
+  host.stack_bytes = std::size_t{8} << 20;
+  if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) host.stack_bytes = limit.rlim_cur;
+  return host;
 }
 
 std::vector<bool> endless_streams(const PipelineDefinition& definition, std::int64_t max_frames) {
@@ -179,10 +217,12 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   if (footprint.gpu)
     for (const auto& device : devices) device_free.push_back(cuda::free_memory_bytes(device.ordinal));
 #endif
-  const std::size_t host = available_host_memory();
+  const HostMemory host = host_memory();
   const int jobs = jobs_that_fit(host, device_free, footprint);
-  spdlog::info("--jobs {} (default): {:.0f} MiB available, ~{:.0f} MiB a stream of {}x{}{}", jobs,
-               static_cast<double>(host) / (1 << 20), static_cast<double>(stream_host_bytes(footprint)) / (1 << 20),
+  spdlog::info("--jobs {} (default): {:.0f} MiB available{}, ~{:.0f} MiB a stream of {}x{}{}", jobs,
+               static_cast<double>(host.available) / (1 << 20),
+               host.data_left > 0 ? fmt::format(" ({:.0f} MiB within ulimit -d)", static_cast<double>(host.data_left) / (1 << 20))
+                                  : std::string(), static_cast<double>(stream_host_bytes(footprint)) / (1 << 20),
                footprint.width, footprint.height,
                footprint.gpu ? fmt::format(", ~{:.0f} MiB of device memory a stream",
                                            static_cast<double>(stream_device_bytes(footprint)) / (1 << 20))

@@ -30,16 +30,24 @@ struct StreamFootprint {
 // Estimated peak memory of one stream, in bytes: in host memory, and (gpu) on the device.
 std::size_t stream_host_bytes(const StreamFootprint& footprint);
 std::size_t stream_device_bytes(const StreamFootprint& footprint);
+// What one stream maps besides: its threads' stacks (`stack_bytes` each), which a data limit
+// (ulimit -d) counts whole although little of them is touched.
+std::size_t stream_stack_bytes(const StreamFootprint& footprint, std::size_t stack_bytes);
+
+// What this process may still have, as the estimate's three limits see it.
+struct HostMemory {
+  std::size_t available = 0;     // resident: MemAvailable, and a cgroup's memory.max left
+  std::size_t data_left = 0;     // mapped: ulimit -d less what is mapped now; 0: no limit
+  std::size_t stack_bytes = 0;   // a thread's stack (ulimit -s; 8 MiB when unlimited)
+};
+HostMemory host_memory();
 
 // How many such streams fit: 80% of what is available (the rest is left to the machine),
-// divided by one stream's estimate, on the host and on every GPU (device_free: the free
-// memory of each GPU the streams are spread over; empty on the CPU). At least 1.
-int jobs_that_fit(std::size_t host_available, const std::vector<std::size_t>& device_free,
+// divided by one stream's estimate, on the host (and within a data limit, stacks counted)
+// and on every GPU (device_free: the free memory of each GPU the streams are spread over;
+// empty on the CPU). At least 1.
+int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device_free,
                   const StreamFootprint& footprint);
-
-// Memory this process may still use: /proc/meminfo's MemAvailable (sysconf where there is no
-// /proc), and no more than the cgroup's memory.max leaves (a container's limit).
-std::size_t available_host_memory();
 
 // True for the streams that never end by themselves (a live feed, a camera, an endless
 // testsrc) unless --frames bounds every stream.

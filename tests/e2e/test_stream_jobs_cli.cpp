@@ -151,6 +151,35 @@ TEST(StreamJobsCli, TwoHundredFilesRunFourAtATime) {
       << " KiB, 200 with --jobs 4 " << capped.peak_rss_kib << " KiB";
 }
 
+// Without --jobs the cap follows the memory the process may have: under a data limit
+// (ulimit -d) that 8 streams of 720p at once exceed, the default runs fewer at once and every
+// stream completes.
+TEST(StreamJobsCli, TheDefaultFitsTheMemoryThereIs) {
+  TempDir dir("stream-jobs-default");
+  std::ofstream(dir / "p.yaml") << "input: testsrc://1280x720@25?frames=3\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  std::vector<std::string> args{"run", "p.yaml", "--stats-json", "stats.json"};
+  constexpr int kStreams = 8;
+  for (int i = 0; i < kStreams; ++i) args.insert(args.end(), {"-i", "testsrc://1280x720@25?frames=3"});
+  constexpr long kDataLimitKib = 600 * 1024;
+
+  // The yardstick: all of them at once do not fit.
+  auto all_at_once = args;
+  all_at_once.insert(all_at_once.end(), {"--jobs", std::to_string(kStreams)});
+  const auto too_many = run_framepipe_with_data_limit(all_at_once, dir.path(), kDataLimitKib);
+  ASSERT_EQ(too_many.exit_code, 1) << "8 streams at once should not fit in the limit\n" << too_many.output;
+  for (int i = 0; i < kStreams; ++i) fs::remove(dir / (std::to_string(i) + ".mkv"));
+
+  const auto result = run_framepipe_with_data_limit(args, dir.path(), kDataLimitKib);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (int i = 0; i < kStreams; ++i) EXPECT_EQ(count_frames(dir / (std::to_string(i) + ".mkv")), 3) << i;
+  const auto stats = read_json(dir / "stats.json");
+  EXPECT_GE(stats["jobs"].get<int>(), 1);
+  EXPECT_LT(stats["jobs"].get<int>(), kStreams);
+  EXPECT_LE(stats["max_concurrent_streams"].get<int>(), stats["jobs"].get<int>());
+}
+
 // Five long inputs, two at a time (the file's `jobs: 2`): Ctrl-C finalizes the two running,
 // and the three waiting never start (no output, "not started" in the summary and the stats),
 // exit 130.

@@ -51,20 +51,25 @@ TEST(StreamJobs, TheDefaultFollowsMemoryAndFrameSize) {
   large.width = 1920;
   large.height = 1080;
   const std::size_t gib = std::size_t{1} << 30;
-  const int small_jobs = jobs_that_fit(16 * gib, {}, small);
-  EXPECT_GT(small_jobs, jobs_that_fit(16 * gib, {}, large));
-  EXPECT_NEAR(jobs_that_fit(32 * gib, {}, large), 2 * jobs_that_fit(16 * gib, {}, large), 1);
-  EXPECT_EQ(jobs_that_fit(0, {}, large), 1);  // always one: a run never waits for nothing
+  const int small_jobs = jobs_that_fit(HostMemory{16 * gib}, {}, small);
+  EXPECT_GT(small_jobs, jobs_that_fit(HostMemory{16 * gib}, {}, large));
+  EXPECT_NEAR(jobs_that_fit(HostMemory{32 * gib}, {}, large), 2 * jobs_that_fit(HostMemory{16 * gib}, {}, large), 1);
+  EXPECT_EQ(jobs_that_fit(HostMemory{0}, {}, large), 1);  // always one: a run never waits for nothing
   // 1080p on 16 cores, a default pipeline's decode and encode: 200 to 500 MB a stream (285 MB measured).
   large.cores = 16;
   large.nodes = 2;
   EXPECT_GT(stream_host_bytes(large), std::size_t{200} << 20);
   EXPECT_LT(stream_host_bytes(large), std::size_t{500} << 20);
+  // A data limit (ulimit -d) counts the threads' whole stacks as well.
+  const HostMemory limited{.available = 16 * gib, .data_left = gib, .stack_bytes = std::size_t{8} << 20};
+  EXPECT_LT(jobs_that_fit(limited, {}, large), jobs_that_fit(HostMemory{16 * gib}, {}, large));
+  EXPECT_EQ(jobs_that_fit(limited, {}, large),
+            static_cast<int>(gib * 8 / 10 / (stream_host_bytes(large) + stream_stack_bytes(large, std::size_t{8} << 20))));
   // On a GPU the device's free memory caps it too, the streams spread over every GPU.
   large.gpu = true;
   const std::size_t each = stream_device_bytes(large);
-  EXPECT_EQ(jobs_that_fit(1024 * gib, {each * 10}, large), 8);          // 80% of 10 streams' worth
-  EXPECT_EQ(jobs_that_fit(1024 * gib, {each * 10, each * 10}, large), 16);
+  EXPECT_EQ(jobs_that_fit(HostMemory{1024 * gib}, {each * 10}, large), 8);          // 80% of 10 streams' worth
+  EXPECT_EQ(jobs_that_fit(HostMemory{1024 * gib}, {each * 10, each * 10}, large), 16);
 }
 
 TEST(StreamJobs, LiveInputsGetTheirPlacesOrAreRefused) {
