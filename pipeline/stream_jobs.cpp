@@ -40,8 +40,9 @@ namespace {
 // 4.0 GB (20 MB a stream; this estimates ~25 MB). It leans high, as a cap should.
 // On a GPU, NVDEC decodes into device surfaces (FFmpeg's pool: the 16 references, its
 // frame threads and a few in flight, 24 in all) and the graph's frames are the device's;
-// there is no fixed limit on NVDEC sessions on the data-centre GPUs (each session's
-// surfaces are the limit), so device memory is what caps the streams there.
+// NVIDIA puts no fixed cap on NVDEC sessions (unlike NVENC's on GeForce cards; the encoders
+// here are libx264 on the host anyway): each session's surfaces in device memory are the
+// limit, so device memory is what caps the streams there.
 constexpr int kDecoderReferenceFrames = 16;
 constexpr int kEncoderLookaheadFrames = 40;
 constexpr int kEncoderReorderFrames = 8;
