@@ -31,7 +31,7 @@ namespace {
 //   source queue: queue_depth frames;
 //   graph: one output frame per stage and slot (on a GPU on the device; the host then holds
 //            a page-locked download buffer per output and slot);
-//   each output: its queue (queue_depth frames) and, for an encoder, what libx264 holds:
+//   each output: its queue (queue_depth frames) and, unless it is `null`, what libx264 holds:
 //            rc-lookahead (40 at the default preset), its frame threads (1.5 per core) and
 //            its B-frames and references (8);
 //   fixed: 16 MiB a stream for thread stacks, codec contexts and x264's tables.
@@ -142,8 +142,8 @@ std::size_t stream_host_bytes(const StreamFootprint& f) {
   std::size_t frames = static_cast<std::size_t>(f.queue_depth);  // the source's queue
   if (!f.gpu) frames += kDecoderReferenceFrames + f.cores + static_cast<std::size_t>(f.nodes) * f.slots;
   else frames += static_cast<std::size_t>(f.sinks) * f.slots;  // download buffers
-  frames += static_cast<std::size_t>(f.sinks) *
-            (f.queue_depth + kEncoderLookaheadFrames + f.cores * 3 / 2 + kEncoderReorderFrames);
+  frames += static_cast<std::size_t>(f.sinks) * f.queue_depth;
+  frames += static_cast<std::size_t>(f.encoders) * (kEncoderLookaheadFrames + f.cores * 3 / 2 + kEncoderReorderFrames);
   return kStreamFixedBytes + frames * frame_bytes(f, 64);
 }
 
@@ -174,7 +174,7 @@ int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device
 std::size_t stream_stack_bytes(const StreamFootprint& f, std::size_t stack_bytes) {
   // A source and a sink thread each, the decoder's frame threads (one per core), and per
   // encoder x264's frame threads (1.5 per core) and its lookahead thread.
-  const std::size_t threads = 1 + static_cast<std::size_t>(f.sinks) + f.cores + f.sinks * (f.cores * 3 / 2 + 1);
+  const std::size_t threads = 1 + static_cast<std::size_t>(f.sinks) + f.cores + f.encoders * (f.cores * 3 / 2 + 1);
   return threads * stack_bytes;
 }
 
@@ -205,9 +205,14 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   footprint.gpu = !devices.empty() && devices.front().kind == DeviceKind::Cuda;
   footprint.nodes = static_cast<int>(definition.stages.size());
   footprint.sinks = 0;
-  for (const auto& stage : definition.stages)
-    if (const StageSpec* spec = find_stage(stage.type); spec != nullptr && spec->role == StageRole::Sink)
-      ++footprint.sinks;
+  footprint.encoders = 0;
+  for (const auto& stage : definition.stages) {
+    const StageSpec* spec = find_stage(stage.type);
+    if (spec == nullptr || spec->role != StageRole::Sink) continue;
+    ++footprint.sinks;
+    const bool discards = stage.params.has("output") && (stage.params.text("output").empty() || stage.params.text("output") == "null");
+    if (!discards) ++footprint.encoders;
+  }
   footprint.slots = footprint.gpu ? options.slots : 1;
   footprint.queue_depth = static_cast<int>(options.queue_depth);
   footprint.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -20,7 +20,8 @@ struct StreamFootprint {
   int width = 1920;  // the stream's frame size
   int height = 1080;
   int nodes = 1;        // stages of the graph (each has an output frame per slot)
-  int sinks = 1;        // outputs (each has a queue and, for encode, an encoder)
+  int sinks = 1;        // outputs (each has a queue)
+  int encoders = 1;     // outputs that encode (not `null`), each holding libx264's frames
   int slots = 1;        // frames in flight (RunOptions::slots on a GPU, 1 on the CPU)
   int queue_depth = 4;  // RunOptions::queue_depth: frames queued after a source, before a sink
   int cores = 1;        // the decoders' and x264's thread counts follow the cores
