@@ -42,6 +42,18 @@ DeviceDescription describe_device(int ordinal) {
   return d;
 }
 
+std::size_t free_memory_bytes(int ordinal) {
+  if (ordinal < 0 || ordinal >= device_count()) return 0;
+  int previous = 0;
+  cudaGetDevice(&previous);
+  std::size_t free = 0;
+  std::size_t total = 0;
+  const bool known = cudaSetDevice(ordinal) == cudaSuccess && cudaMemGetInfo(&free, &total) == cudaSuccess;
+  cudaGetLastError();
+  cudaSetDevice(previous);
+  return known ? free : 0;
+}
+
 std::string runtime_summary() {
   int runtime = 0;
   int driver = 0;

@@ -1,6 +1,7 @@
 // Which CUDA devices this process can use. Compiled only with the CUDA backend.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace fp::cuda {
@@ -18,6 +19,8 @@ struct DeviceDescription {
 int device_count();
 // Throws std::runtime_error naming the ordinal when it does not exist.
 DeviceDescription describe_device(int ordinal);
+// Device memory free now on `ordinal` (cudaMemGetInfo), or 0 when it cannot be asked.
+std::size_t free_memory_bytes(int ordinal);
 // CUDA runtime and driver versions as "13.0 (driver 13.0)", or the reason none is usable.
 std::string runtime_summary();
 

@@ -31,6 +31,8 @@ ProbeResult probe_testsrc(const std::string& uri) {
                                params.frames > 0 ? fmt::format("{} frames", params.frames) : std::string("endless"));
   if (params.noise > 0) stream.details += fmt::format(", noise sigma {}", params.noise);
   stream.decoder = "testsrc";
+  stream.width = params.width;
+  stream.height = params.height;
   result.streams.push_back(std::move(stream));
   return result;
 }
@@ -80,6 +82,8 @@ ProbeResult probe(const std::string& uri, const std::atomic<bool>* stop) {
     desc.codec = avcodec_get_name(par->codec_id);
     if (par->codec_type == AVMEDIA_TYPE_VIDEO) {
       desc.details = video_details(format, stream);
+      desc.width = par->width;
+      desc.height = par->height;
       const AVCodec* decoder = avcodec_find_decoder(par->codec_id);
       if (chosen >= 0 && static_cast<int>(i) != chosen)
         desc.decoder = fmt::format("not used (framepipe reads stream #{})", chosen);

@@ -12,6 +12,8 @@ struct StreamDescription {
   std::string type;     // video, audio, subtitle, data
   std::string codec;    // e.g. h264
   std::string details;  // e.g. "1920x1080 yuv420p 30 fps, 300 frames"
+  int width = 0;        // video: the frame size (0 when unknown)
+  int height = 0;
   std::string decoder;  // for video: the decoder framepipe would use (on the CPU)
   // For video on a GPU (decode: auto): "h264 (nvdec)", or software and why not NVDEC. Whether
   // the GPU itself takes the profile shows only when decoding starts.

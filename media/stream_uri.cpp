@@ -1,6 +1,8 @@
 #include "media/stream_uri.hpp"
 
+#include "media/testsrc_uri.hpp"
 #include "media/uri_query.hpp"
+#include "media/v4l2_uri.hpp"
 
 #include <array>
 #include <cctype>
@@ -139,6 +141,16 @@ bool is_live_uri(std::string_view uri) {
   for (auto prefix : kLive)
     if (starts_with(uri, prefix)) return true;
   return false;
+}
+
+bool is_endless_uri(const std::string& uri) {
+  if (is_live_uri(uri) || is_v4l2_uri(uri)) return true;
+  if (!is_testsrc_uri(uri)) return false;
+  try {
+    return parse_testsrc_uri(uri).frames == 0;
+  } catch (const std::exception&) {
+    return false;  // a malformed testsrc fails when it is opened, like any bad input
+  }
 }
 
 bool is_network_uri(std::string_view uri) {

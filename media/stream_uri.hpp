@@ -34,6 +34,11 @@ std::string mask_uris_in_text(std::string_view text);
 // usually a file, whose end is the end.
 bool is_live_uri(std::string_view uri);
 
+// An input that never ends by itself: a live feed (above), a camera (v4l2://) or an endless
+// testsrc (frames=0). A run on many streams starts these whatever its --jobs cap, since a
+// stream queued behind one would wait forever.
+bool is_endless_uri(const std::string& uri);
+
 // An input read from a server (scheme://, but not file:// or a v4l2:// device): it gets
 // timeouts, since a server may stop answering.
 bool is_network_uri(std::string_view uri);

@@ -76,6 +76,7 @@ PipelineDefinition parse_pipeline(const std::string& yaml_text, const std::strin
   if (raw->device) definition.device = check_device(*raw->device, issues);
   if (raw->realtime) definition.realtime = check_realtime(*raw->realtime, issues);
   if (raw->drop) definition.drop = check_drop(*raw->drop, issues);
+  if (raw->jobs) definition.jobs = check_jobs(*raw->jobs, issues);
   const DeviceKind backend = backend_of(definition.device, auto_backend);
   const auto inputs = link_stages(*raw, issues);
   for (std::size_t i = 0; i < raw->stages.size(); ++i) {

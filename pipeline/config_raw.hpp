@@ -68,6 +68,7 @@ struct RawPipeline {
   std::optional<RawValue> device;
   std::optional<RawValue> realtime;
   std::optional<RawValue> drop;
+  std::optional<RawValue> jobs;
   bool has_top_level_input = false;  // then stages[0] is its decode stage, id `input`
   bool stages_usable = false;        // false: `stages` is missing or not a list (already reported)
   Origin stages_origin;

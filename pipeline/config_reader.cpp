@@ -11,7 +11,7 @@ namespace fp {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"device", "input", "inputs", "stages", "realtime", "drop"};
+const std::vector<std::string> kTopLevelKeys = {"device", "input", "inputs", "stages", "realtime", "drop", "jobs"};
 
 // A syntax error points where yaml-cpp gave up, which is what an editor should jump to.
 ConfigIssue syntax_issue(const YAML::Exception& e, const std::string& file) {
@@ -181,6 +181,8 @@ std::optional<RawPipeline> read_pipeline_yaml(const std::string& text, const std
       raw.realtime = RawValue{value, at_value};
     } else if (name == "drop") {
       raw.drop = RawValue{value, at_value};
+    } else if (name == "jobs") {
+      raw.jobs = RawValue{value, at_value};
     } else if (name == "input") {
       input = RawValue{value, at_value};
     } else if (name == "inputs") {

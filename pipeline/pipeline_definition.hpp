@@ -36,6 +36,9 @@ struct PipelineDefinition {
   // stream (a receiver plays what it gets in real time).
   std::optional<bool> realtime;
   DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does
+  // Several streams: at most this many at once (`jobs:`, overridden by --jobs); 0: as many as
+  // this machine's memory holds (pipeline/stream_jobs.hpp).
+  int jobs = 0;
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
   std::vector<StreamDefinition> streams;  // empty: the pipeline runs once, as written
   std::string stream_stage;               // the decode stage each stream replaces

@@ -6,86 +6,123 @@
 #include <thread>
 
 #include "media/stream_uri.hpp"
+#include "pipeline/stream_jobs.hpp"
+#include "pipeline/stream_limiter.hpp"
 #include "pipeline/streams.hpp"
 
 namespace fp {
 
 namespace {
 
+constexpr auto kWatchInterval = std::chrono::milliseconds(20);
+
 struct StreamThread {
-  PipelineDefinition definition;
+  std::size_t index = 0;
   Device device;
   StreamResult result;
   std::atomic<bool> done{false};
-  std::atomic<bool> failed{false};
   std::thread thread;
 };
 
 }  // namespace
 
-std::vector<StreamResult> run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
-                                      const RunOptions& options, bool fail_fast) {
+StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
+                       const RunOptions& options, bool fail_fast, int jobs) {
   // One stop flag for all the streams: set from the signal's flag or by a failure under
   // fail_fast. The executors poll it in every wait, as they poll the signal's flag alone.
   std::atomic<bool> stop_all{false};
+  std::atomic<int> failures{0};
   RunOptions stream_options = options;
   stream_options.stop = &stop_all;
   stream_options.progress = false;
+  StreamLimiter limiter(static_cast<std::size_t>(jobs));
 
   std::vector<std::unique_ptr<StreamThread>> streams;
   for (std::size_t i = 0; i < definition.streams.size(); ++i) {
     auto stream = std::make_unique<StreamThread>();
-    stream->definition = stream_pipeline(definition, i);
+    stream->index = i;
     stream->device = devices.at(i % devices.size());
     stream->result.name = definition.streams[i].name;
     streams.push_back(std::move(stream));
   }
-  auto run_one = [&](StreamThread& s) {
-    try {
-      s.result.stats = run_pipeline(s.definition, s.device, stream_options);
-    } catch (const std::exception& e) {
-      s.result.error = mask_uris_in_text(e.what());  // printed, and written to --stats-json
-      s.failed = true;
-    }
-    s.done = true;
+  const auto signalled = [&] { return options.stop != nullptr && options.stop->load(); };
+  // Turns the signal, or a failure under fail_fast, into the stop of every stream; true once
+  // the run is stopping (no further stream starts).
+  const auto stopping = [&] {
+    if (signalled() || (fail_fast && failures > 0)) stop_all = true;
+    return stop_all.load();
   };
-  std::size_t started = 0;
-  try {
-    for (auto& s : streams) {
-      StreamThread* one = s.get();
-      s->thread = std::thread([&run_one, one] { run_one(*one); });
-      ++started;
+  // The threads of streams that ended are joined as the run goes, so that a long run on many
+  // files does not keep every ended thread's stack.
+  const auto join_ended = [&] {
+    for (auto& s : streams)
+      if (s->done && s->thread.joinable()) s->thread.join();
+  };
+
+  // Starts a stream that has its place; the place is given back when the stream ends.
+  const auto start = [&](StreamThread& s) {
+    s.result.started = true;
+    try {
+      s.thread = std::thread([&, one = &s] {
+        try {
+          one->result.stats = run_pipeline(stream_pipeline(definition, one->index), one->device, stream_options);
+        } catch (const std::exception& e) {
+          one->result.error = mask_uris_in_text(e.what());  // printed, and written to --stats-json
+          ++failures;
+        }
+        one->done = true;
+        limiter.release();
+      });
+    } catch (const std::system_error& e) {
+      // No thread: this stream fails, and the run stops as under fail_fast (a machine out of
+      // threads would fail every next one too).
+      s.result.error = std::string("cannot start its thread: ") + e.what();
+      ++failures;
+      s.done = true;
+      limiter.release();
+      stop_all = true;
     }
-  } catch (const std::system_error& e) {
-    // The streams without a thread fail; those running are stopped, as under fail_fast.
-    for (std::size_t i = started; i < streams.size(); ++i) {
-      streams[i]->result.error = std::string("cannot start its thread: ") + e.what();
-      streams[i]->failed = true;
-      streams[i]->done = true;
+  };
+
+  const auto endless = endless_streams(definition, options.max_frames);
+  for (auto& s : streams) {
+    if (!endless[s->index] || stopping()) continue;
+    limiter.admit_anyway();
+    start(*s);
+  }
+  for (auto& s : streams) {
+    if (endless[s->index]) continue;
+    bool admitted = false;
+    while (!admitted && !stopping()) {
+      admitted = limiter.admit_within(kWatchInterval);
+      join_ended();
     }
-    stop_all = true;
+    // The place may be that of a stream that just failed: under fail_fast nothing more starts.
+    if (admitted && stopping()) limiter.release();
+    if (!admitted || stop_all) break;
+    start(*s);
   }
 
-  // Watches the signal and, under fail_fast, the streams; returns when every stream is done.
+  // Watches the signal and, under fail_fast, the streams; returns when every started stream is done.
   for (;;) {
     bool all_done = true;
-    bool any_failed = false;
-    for (const auto& s : streams) {
-      all_done = all_done && s->done;
-      any_failed = any_failed || s->failed;
-    }
+    for (const auto& s : streams) all_done = all_done && (!s->result.started || s->done);
     if (all_done) break;
-    if ((options.stop != nullptr && options.stop->load()) || (fail_fast && any_failed)) stop_all = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stopping();
+    std::this_thread::sleep_for(kWatchInterval);
   }
-  const bool signalled = options.stop != nullptr && options.stop->load();
-  std::vector<StreamResult> results;
+  join_ended();
+  StreamsRun run;
+  run.jobs = static_cast<int>(limiter.cap());
+  run.max_running = static_cast<int>(limiter.peak());
+  run.interrupted = signalled();
   for (auto& s : streams) {
-    if (s->thread.joinable()) s->thread.join();
-    s->result.stopped_by_failure = stop_all && !signalled && !s->failed && s->result.stats.interrupted;
-    results.push_back(std::move(s->result));
+    StreamResult& r = s->result;
+    const bool stopped = stop_all && !run.interrupted && r.error.empty();
+    r.stopped_by_failure = stopped && (!r.started || r.stats.interrupted);
+    run.streams.push_back(std::move(r));
   }
-  return results;
+  return run;
 }
 
 }  // namespace fp

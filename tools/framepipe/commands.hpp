@@ -20,6 +20,7 @@ struct RunArguments {
   bool realtime = false;
   bool fail_fast = false;  // several streams: the first failure stops them all
   int slots = 2;
+  int jobs = -1;  // several streams: at most this many at once; 0: derived from memory; -1: the file's `jobs`
 };
 
 int run_command(const RunArguments& args);

@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
   run_cmd->add_option("--slots", run.slots, "Frames in flight on a GPU, each on its own CUDA stream (default 2)")
       ->check(CLI::Range(1, 16));
+  run_cmd->add_option("--jobs", run.jobs,
+                      "With several inputs: run at most N streams at once, the others in turn as streams end "
+                      "(default, or 0: as many as this machine's free memory, and a GPU's, holds; live inputs "
+                      "always run; overrides the file's `jobs`)")
+      ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--fail-fast", run.fail_fast,
                     "With several inputs: the first stream that fails stops the others (default: they go on)");
   run_cmd->add_flag("--realtime", run.realtime,

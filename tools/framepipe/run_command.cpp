@@ -14,6 +14,7 @@
 #include "pipeline/executor.hpp"
 #include "pipeline/file_clashes.hpp"
 #include "pipeline/output_paths.hpp"
+#include "pipeline/stream_jobs.hpp"
 #include "pipeline/stream_runner.hpp"
 #include "pipeline/stream_stats.hpp"
 #include "pipeline/streams.hpp"
@@ -49,14 +50,22 @@ bool streams_to_network(const PipelineDefinition& definition) {
 
 // Every stream's outputs are finalized whatever happens to the others; a failed stream is
 // named with its error, and the exit code says the worst: 1 when any failed, else 130 when
-// a signal stopped them, else 0.
+// a signal stopped them (streams still waiting then never start), else 0.
 int run_several_streams(const RunArguments& args, const PipelineDefinition& definition,
                         const std::vector<Device>& devices, const RunOptions& options) {
+  // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
+  const auto endless = endless_streams(definition, options.max_frames);
+  const int requested = args.jobs >= 0 ? args.jobs : definition.jobs;
+  const std::string setting =
+      args.jobs >= 0 ? fmt::format("--jobs {}", args.jobs) : fmt::format("{}: jobs: {}", definition.file, definition.jobs);
+  const int derived = requested > 0 ? 0 : default_stream_jobs(definition, devices, options);
+  const int jobs = resolve_stream_jobs(requested, setting, derived, endless);
   const auto started = std::chrono::steady_clock::now();
-  const auto results = run_streams(definition, devices, options, args.fail_fast);
+  const StreamsRun run = run_streams(definition, devices, options, args.fail_fast, jobs);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto& results = run.streams;
   bool failed = false;
-  bool interrupted = false;
+  bool interrupted = run.interrupted;
   for (const auto& r : results) {
     if (!r.error.empty()) fmt::print(stderr, "framepipe: error: stream {}: {}\n", r.name, r.error);
     failed = failed || !r.error.empty();
@@ -64,13 +73,13 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   }
   if (!args.stats_json.empty()) {
     try {
-      write_streams_json(results, wall, args.stats_json);
+      write_streams_json(run, wall, args.stats_json);
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
     }
   }
   if (!args.quiet) {
-    fmt::print("{}", streams_summary(results, wall));
+    fmt::print("{}", streams_summary(run, wall));
     for (const auto& r : results)
       for (const auto& output : r.stats.outputs)
         fmt::print("{} {}\n", is_network_output(output) ? "sent" : "wrote", output);
