@@ -141,15 +141,17 @@ std::string write_input_that_fails_at_frame_24(const TempDir& dir, const std::st
 }
 
 // A stream that fails mid-run, after frames went through, fails alone: it is named, its
-// output keeps the frames before the failure, and the other streams, which run on past it,
-// write every frame of their inputs. Exit 1.
+// output keeps the frames before the failure, and the other streams write every frame of
+// their inputs. Paced (realtime), the failing input reaches its 24th frame about 1 s in,
+// while the others run until 1.5 s and 1.75 s: they are still running when it fails. Exit 1.
 TEST(StreamsCli, AStreamThatFailsMidRunFailsAlone) {
   TempDir dir("streams-fail-mid-run");
   if (auto why = write_input_that_fails_at_frame_24(dir, "joined.ts"); !why.empty()) GTEST_SKIP() << why;
-  std::ofstream(dir / "p.yaml") << "inputs:\n"
-                                   "  - {uri: 'testsrc://96x64@25?frames=60', name: front}\n"
+  std::ofstream(dir / "p.yaml") << "realtime: true\n"
+                                   "inputs:\n"
+                                   "  - {uri: 'testsrc://96x64@50?frames=75', name: front}\n"
                                    "  - {uri: joined.ts, name: back}\n"
-                                   "  - {uri: 'testsrc://64x48@25?frames=80', name: side}\n"
+                                   "  - {uri: 'testsrc://64x48@40?frames=70', name: side}\n"
                                    "stages:\n"
                                    "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
   const auto result = run_framepipe_with_timeout({"run", "p.yaml", "--stats-json", "stats.json"}, dir.path(),
@@ -159,14 +161,14 @@ TEST(StreamsCli, AStreamThatFailsMidRunFailsAlone) {
                                "from 96x64 to 64x48 at frame 24"),
             std::string::npos)
       << result.output;
-  EXPECT_EQ(count_frames(dir / "front.mkv"), 60);
+  EXPECT_EQ(count_frames(dir / "front.mkv"), 75);
   EXPECT_EQ(count_frames(dir / "back.mkv"), 24);
-  EXPECT_EQ(count_frames(dir / "side.mkv"), 80);
+  EXPECT_EQ(count_frames(dir / "side.mkv"), 70);
   const auto stats = nlohmann::json::parse(read_bytes(dir / "stats.json"));
   EXPECT_EQ(stats["streams_failed"], 1);
   EXPECT_NE(stats["streams"][1]["error"].get<std::string>().find("joined.ts"), std::string::npos) << stats.dump(2);
-  EXPECT_EQ(stats["streams"][0]["frames"], 60);
-  EXPECT_EQ(stats["streams"][2]["frames"], 80);
+  EXPECT_EQ(stats["streams"][0]["frames"], 75);
+  EXPECT_EQ(stats["streams"][2]["frames"], 70);
 }
 
 // Endless inputs and one that fails midway: --fail-fast stops the endless ones (which would
