@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -142,6 +143,7 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   // unread) until the test ends, so framepipe's open succeeds and its writes stall.
   const int reader = open((dir / "stalled.y4m").c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0) << std::strerror(errno);
+  const std::unique_ptr<const int, void (*)(const int*)> close_reader(&reader, [](const int* fd) { close(*fd); });
   std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=0\n"
                                    "stages:\n"
                                    "  - {id: out, type: encode, output: stalled.y4m}\n";
@@ -158,12 +160,13 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   }
   ASSERT_GE(buffered, capacity / 2) << "no frames reached the output pipe:\n" << run.output();
   run.signal(SIGINT);
-  // The first signal cannot end the run: its drain waits on the blocked write.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The first signal cannot end the run: its drain waits on the blocked write. (The pause
+  // also lets the first signal be handled before the second is sent: a standard signal still
+  // pending is not queued twice, and ThreadSanitizer defers delivery.)
+  std::this_thread::sleep_for(std::chrono::duration<double>(time_bound(0.3)));
   ASSERT_TRUE(run.alive()) << "the first signal ended the run by itself; the test proves nothing:\n" << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(5.0);
-  close(reader);
   EXPECT_EQ(code, 130) << run.output();
   EXPECT_LT(seconds, time_bound(1.0));
 }
