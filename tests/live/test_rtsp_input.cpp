@@ -376,6 +376,45 @@ TEST(RtspInput, TheRunSaysHowManyWaitingFramesItSkipped) {
       EXPECT_FALSE(input.contains("frames_skipped_to_live")) << input.dump();
     }
   }
+// Waits until `run` has printed `text`, at most `seconds`.
+bool wait_for_output(const BackgroundRun& run, const std::string& text, double seconds) {
+  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+    if (run.output().find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// The reconnect lines of an input whose URI carries a password: the server goes away (and
+// comes back), "stream lost" and "stream back" are printed with the reason FFmpeg gave, and
+// the password appears in neither, nor anywhere else in the log or the stats.
+TEST(RtspInput, ReconnectLinesNeverShowThePassword) {
+  FP_REQUIRE_RTSP_SERVER();
+  const RtspServerOptions options{.user = "camuser", .password = "s3cret-right"};
+  RtspServer server(options);
+  TempDir dir("rtsp-restart-auth");
+  write_pipeline(dir, input_map(server.uri("camuser", "s3cret-right"), "reconnect: {initial_ms: 200, max_ms: 500}"));
+  BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  server.kill();
+  ASSERT_TRUE(wait_for_output(run, "stream lost", time_bound(10.0))) << run.output();
+  server.start(options);
+  ASSERT_TRUE(wait_for_output(run, "stream back after a gap of", time_bound(15.0))) << run.output();
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(time_bound(10.0));
+  const std::string log = run.output();
+  EXPECT_EQ(code, 130) << log;
+  // The lines name the input by its URI, with the password masked.
+  const std::string masked = "rtsp://camuser:***@127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  EXPECT_NE(log.find(masked + ": stream lost ("), std::string::npos) << log;
+  EXPECT_NE(log.find(masked + ": stream back after a gap of"), std::string::npos) << log;
+  EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+  const std::string stats_text = read_text(dir / "stats.json");
+  EXPECT_EQ(stats_text.find("s3cret"), std::string::npos) << stats_text;
+  const auto stats = nlohmann::json::parse(stats_text);
+  EXPECT_EQ(input_stage(stats)["reconnect"]["reconnects"], 1) << stats.dump(2);
+  EXPECT_GT(count_frames(dir / "out.mkv"), 0);
 }
 
 }  // namespace
