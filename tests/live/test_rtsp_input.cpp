@@ -376,6 +376,8 @@ TEST(RtspInput, TheRunSaysHowManyWaitingFramesItSkipped) {
       EXPECT_FALSE(input.contains("frames_skipped_to_live")) << input.dump();
     }
   }
+}
+
 // Waits until `run` has printed `text`, at most `seconds`.
 bool wait_for_output(const BackgroundRun& run, const std::string& text, double seconds) {
   const auto until = Clock::now() + std::chrono::duration<double>(seconds);
