@@ -77,6 +77,22 @@ bool wait_for_file(const std::filesystem::path& path, double seconds) {
   return false;
 }
 
+// Waits until framepipe's log satisfies `shows`, at most `seconds`: the state a test goes on
+// from is shown by the log, not assumed after a sleep.
+template <class Predicate>
+bool wait_for_log(const BackgroundRun& run, Predicate shows, double seconds) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  while (!shows(run.output())) {
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+bool wait_for_output(const BackgroundRun& run, const std::string& text, double seconds) {
+  return wait_for_log(run, [&text](const std::string& log) { return log.find(text) != std::string::npos; }, seconds);
+}
+
 // framepipe reading `server` (with `input_extra` in its input map) into out.mkv, returned once
 // frames flow (the output exists: sinks open after the input did). Throws when it does not
 // within 10 s (scaled).
@@ -246,9 +262,7 @@ TEST(RtspInput, SigintDuringBackoffExitsAtOnce) {
   std::this_thread::sleep_for(1s);
   server.kill();
   // Lost, and waiting 10 s for the first attempt: its log line says so.
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_bound(10.0)));
-  while (run.output().find("stream lost") == std::string::npos && Clock::now() < until) std::this_thread::sleep_for(20ms);
-  ASSERT_NE(run.output().find("reconnecting in 10000 ms"), std::string::npos) << run.output();
+  ASSERT_TRUE(wait_for_output(run, "reconnecting in 10000 ms", time_bound(10.0))) << run.output();
   ASSERT_TRUE(run.alive()) << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
@@ -291,7 +305,12 @@ TEST(RtspInput, ReconnectRetries404ButNot401) {
   BackgroundRun& run = *streaming;
   server.kill();
   server.start({.path = "/booting"});  // our path: 404
-  std::this_thread::sleep_for(1500ms);
+  // An attempt after the first 404: the 404 was retried.
+  const auto retried_after_404 = [](const std::string& log) {
+    const auto refused = log.find("404");
+    return refused != std::string::npos && log.find("reconnect attempt", refused) != std::string::npos;
+  };
+  ASSERT_TRUE(wait_for_log(run, retried_after_404, time_bound(10.0))) << run.output();
   ASSERT_TRUE(run.alive()) << "a 404 while reconnecting ended the run\n" << run.output();
   server.start({.user = "u", .password = "p"});  // our path again, now with a password: 401
   const auto [code, seconds] = run.wait(time_bound(10.0));
