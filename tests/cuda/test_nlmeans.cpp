@@ -169,8 +169,10 @@ std::vector<Pixel> sample_pixels(int width, int height, std::size_t budget, std:
 //    (1 rounding) and the product (an fma with the exact magic-bias term on the GPU, a
 //    multiply on the CPU) once more: x' = x (1 + d), |d| <= 2.01 u. Then
 //    |2^x' - 2^x| <= 2^x ln2 |x| 2.01 u <= 2.01 u / e, since |x| 2^-|x| <= 1 / (e ln2). The
-//    exp2 itself (ex2.approx on the GPU, documented within 2 ulp; a degree-6 polynomial on
-//    the CPU, about 2e-7) adds a relative error below 2^-20. Weights under 2^-126 flush to 0
+//    exp2 itself (ex2.approx on the GPU, about 2 ulp: the CUDA guide's bound for __expf,
+//    which is ex2.approx of a scaled argument, less the scaling's part; a degree-6
+//    polynomial on the CPU, about 2e-7) adds a relative error below 2^-20, four times that
+//    margin. Weights under 2^-126 flush to 0
 //    (GPU) or stay 2^-126 (CPU): negligible next to the centre weight.
 //  - Mean. The centre offset has SSD 0 and weight exactly 1 in both, so sum w >= 1, and
 //    |I_i - m| <= 255. Changing each weight by dw_i moves the mean by
@@ -178,12 +180,13 @@ std::vector<Pixel> sample_pixels(int width, int height, std::size_t budget, std:
 //  - Sums. num and den are sums of n non-negative float terms (each product rounded once or
 //    fused): in any order each is within a relative (n + 1) u of its exact value; the
 //    division (IEEE, no fast math) and the float result add 2 u: at most 255 (2 n + 4) u.
-// In all: 255 * 1.01 * ((0.74 n + 2 n + 4) u + 2^-20): 0.019 for a 21x21 search, 0.11 for
-// 51x51. A wrong weight, offset or reflected pixel moves a result by far more.
+// In all: 255 * 1.01 * ((0.74 n + 2 n + 4) u + 2^-20), plus 2^-16 for the reference itself
+// where cpu::nlmeans_exact stores it as a float: 0.019 for a 21x21 search, 0.11 for 51x51.
+// A wrong weight, offset or reflected pixel moves a result by far more.
 double float_error_bound(const ops::NlmeansParams& p) {
   const double n = static_cast<double>(p.search) * p.search;
   const double u = std::ldexp(1.0, -24);
-  return 255.0 * 1.01 * ((2.01 / std::exp(1.0) * n + 2 * n + 4) * u + std::ldexp(1.0, -20));
+  return 255.0 * 1.01 * ((2.01 / std::exp(1.0) * n + 2 * n + 4) * u + std::ldexp(1.0, -20)) + std::ldexp(1.0, -16);
 }
 
 // The rounding of a float result to 8 bits (floor(v + 0.5), the addition itself rounded in
