@@ -82,6 +82,8 @@ class FfmpegSource final : public FrameSource {
   }
   void interrupt() override { interrupted_.store(true); }
   const DecodeErrors& decode_errors() const override { return errors_; }
+  void start_at_live_edge() override { catching_up_ = info_.live; }
+  std::int64_t frames_skipped_to_live() const override { return skipped_to_live_; }
 
   std::optional<Frame> read() override {
     while (!finished_) {
@@ -91,6 +93,11 @@ class FfmpegSource final : public FrameSource {
         decode_failures_in_a_row_ = 0;
         const std::int64_t index = frames_decoded_++;
         check_frame(index);
+        if (catching_up_) {
+          ++skipped_to_live_;
+          av_frame_unref(frame_.get());
+          continue;
+        }
         Frame out = frame_->format == AV_PIX_FMT_CUDA ? device_frame() : convert();
         out.sequence = index;
         av_frame_unref(frame_.get());
@@ -344,8 +351,10 @@ class FfmpegSource final : public FrameSource {
   void feed_decoder() {
     for (;;) {
       deadline_.arm(timeout_);
+      const auto read_started = std::chrono::steady_clock::now();
       int ret = av_read_frame(format_.get(), packet_.get());
       deadline_.disarm();
+      if (catching_up_) catch_up(std::chrono::steady_clock::now() - read_started);
       if (ret < 0) {
         if (stop_requested()) return;  // read() sees the flag and ends the stream
         if (deadline_.timed_out())
@@ -394,6 +403,15 @@ class FfmpegSource final : public FrameSource {
       }
       return;
     }
+  }
+
+  // Catching up to a live input's edge ends with the first packet that had to be waited
+  // for (buffered ones come back in microseconds; the next live one a frame interval later),
+  // or after two seconds of frames, for a sender that runs ahead of real time.
+  void catch_up(std::chrono::steady_clock::duration read_took) {
+    const double rate = info_.frame_rate.value() > 0 ? info_.frame_rate.value() : 30.0;
+    const auto waited_for = std::chrono::duration<double>(0.25 / rate);
+    if (read_took >= waited_for || skipped_to_live_ >= static_cast<std::int64_t>(2 * rate)) catching_up_ = false;
   }
 
   DecodeErrorPosition packet_position() {
@@ -498,6 +516,8 @@ class FfmpegSource final : public FrameSource {
   DecodeErrors errors_;
   std::int64_t frames_decoded_ = 0;
   PacketArrivals arrivals_;  // of the packets sent to the decoder, by pts
+  bool catching_up_ = false;         // start_at_live_edge(): skipping what was waiting
+  std::int64_t skipped_to_live_ = 0;
   std::int64_t packets_read_ = 0;  // of our stream
   DecodeErrorPosition last_sent_;  // the last packet given to the decoder
   std::int64_t flagged_packet_ = -1;  // the last packet counted because the demuxer flagged it

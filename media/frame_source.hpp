@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ class FrameSource {
   }
   // Gaps and reconnects of a source that reconnects, else null. Same threading as decode_errors().
   virtual const ReconnectStats* reconnect_stats() const { return nullptr; }
+  // A live input: the frames already waiting when reading begins (what opening it buffered,
+  // and what came in while the pipeline was set up; after a reconnect, the new session's)
+  // are decoded but not handed out, so that the first frame read is a current one. Call
+  // before the first read(); files and the test source ignore it.
+  virtual void start_at_live_edge() {}
+  // Frames skipped so; same threading as decode_errors().
+  virtual std::int64_t frames_skipped_to_live() const { return 0; }
 };
 
 // Where FFmpeg inputs are decoded. Nvdec: on the GPU (FFmpeg's CUDA hwaccel), frames stay

@@ -63,6 +63,13 @@ class ReconnectingSource final : public FrameSource {
     return all_errors_;
   }
   const ReconnectStats* reconnect_stats() const override { return &gaps_.stats(); }
+  void start_at_live_edge() override {
+    live_edge_ = true;
+    if (session_) session_->start_at_live_edge();
+  }
+  std::int64_t frames_skipped_to_live() const override {
+    return past_skipped_ + (session_ ? session_->frames_skipped_to_live() : 0);
+  }
 
   std::optional<Frame> read() override {
     for (;;) {
@@ -121,6 +128,7 @@ class ReconnectingSource final : public FrameSource {
 
   void lose(std::string reason) {
     past_errors_.merge(session_->decode_errors());
+    past_skipped_ += session_->frames_skipped_to_live();
     session_.reset();  // closes the connection now: the server sees us go
     gaps_.lost(std::move(reason));
   }
@@ -150,6 +158,7 @@ class ReconnectingSource final : public FrameSource {
     }
     check_same_stream(*fresh);
     session_ = std::move(fresh);
+    if (live_edge_) session_->start_at_live_edge();  // what the new session buffered is old
     session_starting_ = true;
     return true;
   }
@@ -200,6 +209,8 @@ class ReconnectingSource final : public FrameSource {
   bool session_starting_ = false;
 
   DecodeErrors past_errors_;  // of the sessions already closed
+  std::int64_t past_skipped_ = 0;  // their frames skipped to the live edge
+  bool live_edge_ = false;  // start_at_live_edge(): every session starts at the live edge
   mutable DecodeErrors all_errors_;
 };
 

@@ -238,6 +238,10 @@ class Run {
     n.overflow = policy == DropPolicy::Oldest   ? Overflow::DropOldest
                  : policy == DropPolicy::Newest ? Overflow::DropNewest
                                                 : Overflow::Wait;
+    // What a live input buffered before its frames could flow (opening it, the rest of the
+    // set-up) would come out as a burst of stale frames that the queue drops for being
+    // behind: a run that keeps current starts current instead.
+    if (n.overflow != Overflow::Wait) n.source().start_at_live_edge();
   }
 
   // An output that may drop (a live stream's receiver) must not hold back the others.
@@ -623,6 +627,7 @@ class Run {
           n.timing.decoder = std::move(decoder);
         }
         n.timing.decode_errors = n.source().decode_errors();
+        n.timing.frames_skipped_to_live = n.source().frames_skipped_to_live();
         if (n.queue) n.timing.frames_dropped = n.queue->dropped();
         stats_.frames_dropped += n.timing.frames_dropped;
         n.timing.reconnect = n.source().reconnect_stats();

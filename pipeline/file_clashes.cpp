@@ -21,6 +21,9 @@ struct FileIdentity {
   std::string canonical;
   std::optional<std::pair<dev_t, ino_t>> inode;  // for a file that exists
   bool hls = false;  // an HLS playlist (its segments are files too)
+  // A character device (/dev/null, /dev/full, a terminal) holds no contents to destroy or
+  // interleave: any number of outputs may write to it.
+  bool character_device = false;
 };
 
 std::string canonical_text(const std::string& path) {
@@ -43,7 +46,10 @@ bool is_hls(const std::string& output) {
 FileIdentity identity_of(const std::string& path) {
   FileIdentity id{.canonical = canonical_text(path), .inode = std::nullopt, .hls = is_hls(path)};
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) id.inode = std::make_pair(st.st_dev, st.st_ino);
+  if (::stat(path.c_str(), &st) == 0) {
+    id.inode = std::make_pair(st.st_dev, st.st_ino);
+    id.character_device = S_ISCHR(st.st_mode);
+  }
   return id;
 }
 
@@ -111,7 +117,8 @@ void check_file_clashes(const std::vector<FileUse>& uses, std::vector<ConfigIssu
   std::vector<Known> outputs;
   for (const auto& use : uses)
     if (const std::string path = file_path_of(use); !path.empty())
-      (use.written ? outputs : inputs).push_back({&use, identity_of(path)});
+      if (FileIdentity id = identity_of(path); !id.character_device)
+        (use.written ? outputs : inputs).push_back({&use, std::move(id)});
   for (const auto& output : outputs) {
     const FileUse& out = *output.use;
     for (const auto& input : inputs)

@@ -64,6 +64,7 @@ std::string stats_to_json(const RunStats& stats) {
       stage["decode_errors"] = decode_errors_json(s.decode_errors);
       stage["drop"] = s.drop_policy;
       stage["frames_dropped"] = s.frames_dropped;
+      if (s.frames_skipped_to_live > 0) stage["frames_skipped_to_live"] = s.frames_skipped_to_live;
     }
     if (s.reconnect) stage["reconnect"] = reconnect_json(*s.reconnect);
     if (!s.encoder.empty()) {
@@ -115,6 +116,10 @@ std::string stats_summary(const RunStats& stats) {
       text += fmt::format("  {}: dropped {} of {} frames, {} being behind (drop: {})\n", s.id, s.frames_dropped,
                           s.decoder.empty() ? s.frames + s.frames_dropped : s.frames,
                           s.decoder.empty() ? "the output" : "the graph", s.drop_policy);
+  for (const auto& s : stats.stages)
+    if (s.frames_skipped_to_live > 0)
+      text += fmt::format("  {}: started at the live edge: {} frames that were waiting skipped\n", s.id,
+                          s.frames_skipped_to_live);
   for (const auto& s : stats.stages) {
     if (!s.reconnect || s.reconnect->gaps_total == 0) continue;
     text += fmt::format("  {}: {} gap{} in the stream, {} reconnect{}, {:.2f} s without frames (longest {:.2f} s)\n", s.id,

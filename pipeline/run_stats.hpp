@@ -29,6 +29,9 @@ struct StageTiming {
   // Sources: frames decoded but dropped because the graph was behind; sinks (drop: oldest):
   // frames this output left out because it was behind (`frames` counts those written).
   std::int64_t frames_dropped = 0;
+  // Live sources that drop when behind: frames that were already waiting when reading began
+  // (or a reconnected session began), skipped so that the first frame processed is current.
+  std::int64_t frames_skipped_to_live = 0;
   std::optional<ReconnectStats> reconnect;  // sources that reconnect: gaps and reconnects
   double mean_ms() const { return frames > 0 ? total_ms / static_cast<double>(frames) : 0.0; }
 };

@@ -47,6 +47,10 @@ class DecodeStage final : public SourceStage {
     if (source_) source_->interrupt();
   }
   DecodeErrors decode_errors() const override { return source_ ? source_->decode_errors() : DecodeErrors{}; }
+  void start_at_live_edge() override {
+    if (source_) source_->start_at_live_edge();
+  }
+  std::int64_t frames_skipped_to_live() const override { return source_ ? source_->frames_skipped_to_live() : 0; }
   std::optional<ReconnectStats> reconnect_stats() const override {
     const ReconnectStats* stats = source_ ? source_->reconnect_stats() : nullptr;
     if (stats == nullptr) return std::nullopt;

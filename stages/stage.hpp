@@ -60,6 +60,9 @@ class SourceStage : public Stage {
   virtual DecodeErrors decode_errors() const { return {}; }  // damage skipped so far (after reading)
   // Gaps and reconnects (after reading), for a source that reconnects.
   virtual std::optional<ReconnectStats> reconnect_stats() const { return std::nullopt; }
+  // A live input starts with a current frame: see FrameSource::start_at_live_edge().
+  virtual void start_at_live_edge() {}
+  virtual std::int64_t frames_skipped_to_live() const { return 0; }  // after reading
 };
 
 // Turns input frames into one output frame.

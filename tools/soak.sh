@@ -5,7 +5,9 @@
 # into a CSV. After the warm-up (the first WARMUP_S seconds, default 60: pools fill, the
 # encoders reach their steady lookahead) neither may grow by more than 1% of its first
 # sample after the warm-up. Then the run is stopped with SIGINT and must exit 130 with its
-# outputs finalized.
+# outputs finalized: ffprobe decodes every video to its end (an mp4 whose index was never
+# written does not open) and finds as many frames in each as the histogram file has rows,
+# and those rows are whole lines of JSON.
 #
 #   tools/soak.sh [MINUTES]
 # Environment: FRAMEPIPE (the binary; default build/bin/framepipe, or build-gpu/bin/framepipe
@@ -40,7 +42,8 @@ inputs=(-i "$input")
 if [ "$streams" -gt 1 ]; then
   inputs=()
   for _ in $(seq "$streams"); do inputs+=(-i "$input"); done
-  inputs+=(--set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv')
+  inputs+=(--set 'hist.output={stream}.jsonl' --set 'out.output={stream}.mp4' --set 'skelout.output={stream}.mkv'
+    --set 'cmpout.output={stream}-compare.mp4')
 fi
 echo "soak: $minutes min of config/default.yaml on $device, $streams x input $input, sampled every ${interval}s into $csv"
 (cd "$dir" && exec "$binary" run "$root/config/default.yaml" --device "$device" "${inputs[@]}" --realtime -q \
@@ -71,6 +74,40 @@ rc=$?
 status=0
 if [ $rc -ne 130 ]; then echo "soak: framepipe exited $rc after SIGINT (expected 130)"; status=1; fi
 cat "$dir/framepipe.log"
+
+# The outputs of each stream (config/default.yaml's names; stream N's with several).
+stream_outputs() {  # histogram rows first, then the videos
+  if [ "$streams" -gt 1 ]; then echo "$1.jsonl $1.mp4 $1.mkv $1-compare.mp4"
+  else echo "histogram.jsonl fused.mp4 skeleton.mkv compare.mp4"; fi
+}
+# Frames that ffprobe decodes in a video; empty when it cannot read it to the end.
+decoded_frames() {
+  ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1" 2>/dev/null |
+    grep -xE '[0-9]+'
+}
+# Rows of a histogram file when every one is a whole line of JSON (the last one ends with a
+# newline too); empty otherwise.
+whole_json_rows() {
+  python3 -c 'import json, sys
+text = open(sys.argv[1]).read()
+if not text.endswith("\n"): sys.exit(1)
+rows = text.splitlines()
+for row in rows: json.loads(row)
+print(len(rows))' "$1" 2>/dev/null
+}
+for stream in $(seq 0 $((streams - 1))); do
+  read -r rows_file videos <<<"$(stream_outputs "$stream")"
+  rows=$(whole_json_rows "$dir/$rows_file")
+  if [ -z "$rows" ] || [ "$rows" -eq 0 ]; then
+    echo "soak: $rows_file is not whole rows of JSON (or has none)"; status=1; continue
+  fi
+  for video in $videos; do
+    frames=$(decoded_frames "$dir/$video")
+    if [ -z "$frames" ]; then echo "soak: $video was not finalized (ffprobe cannot read it)"; status=1
+    elif [ "$frames" -ne "$rows" ]; then echo "soak: $video has $frames frames, $rows_file $rows rows"; status=1
+    else echo "soak: $video: $frames frames, finalized"; fi
+  done
+done
 
 # Growth after the warm-up: the largest later sample against the first one after warm-up.
 report=$(awk -F, -v warmup="$warmup" '

@@ -140,6 +140,21 @@ TEST_F(FileClashes, WhatIsNoFileNeverClashes) {
                         "']\nstages:\n  - {type: encode, output: '" + at("{stream}.mp4") + "'}\n")
                   .empty());
   EXPECT_TRUE(issues_of(one_output(at("in2.y4m"))).empty());
+  // A character device holds nothing to destroy: several outputs may write to /dev/null or
+  // /dev/full (the output-fault tests point every output at /dev/full).
+  for (const char* device : {"/dev/null", "/dev/full"}) {
+    if (!fs::exists(device)) continue;
+    const std::string name = fs::path(device).filename().string();
+    for (const char* ext : {".csv", ".y4m", ".mkv"}) {
+      fs::remove(at(name + ext));
+      fs::create_symlink(device, at(name + ext));
+    }
+    EXPECT_TRUE(issues_of("input: 'testsrc://64x48@30?frames=3'\nstages:\n  - {id: h, type: luma_histogram, output: '" +
+                          at(name + ".csv") + "'}\n  - {id: a, type: encode, output: '" + at(name + ".y4m") +
+                          "'}\n  - {id: b, type: encode, input: input, output: '" + at(name + ".mkv") + "'}\n")
+                    .empty())
+        << device;
+  }
 }
 
 TEST_F(FileClashes, AFileAddedLaterIsCheckedAgainstThePipelines) {

@@ -54,6 +54,14 @@ TEST(DeviceLimitsCli, RunForCudaIsRefusedBeforeAnyOutputExists) {
   // --set lowers it to the limit: then only the device itself can be missing.
   const auto fixed = run_framepipe({"validate", "p.yaml", "--set", "smooth.radius=32"}, dir.path());
   EXPECT_EQ(fixed.output.find("radius"), std::string::npos) << fixed.output;
+  // Valid where a GPU is present; without one, the device is the one error (exit 2, named),
+  // never a crash.
+  if (cli_cuda_device().empty()) {
+    EXPECT_EQ(fixed.exit_code, 2) << fixed.output;
+    EXPECT_NE(fixed.output.find("cuda"), std::string::npos) << fixed.output;
+  } else {
+    EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
+  }
 }
 
 // On a machine with a GPU, `device: auto` resolves to it, so its limits apply.

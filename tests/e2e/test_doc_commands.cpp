@@ -45,7 +45,7 @@ struct Substitution {
 
 const Substitution kSubstitutions[] = {
     {"-i", R"((rtsp|v4l2)://.*)", "clip.mp4", "no camera or RTSP server here: a small video file instead"},
-    {"-i", R"((noisy|cam[0-9]+)\.mp4)", "clip.mp4", "the reader's own video files"},
+    {"-i", R"((noisy|cam[0-9]+|recordings/.*)\.mp4)", "clip.mp4", "the reader's own video files"},
     {"", R"(input\.mp4)", "clip.mp4", "the reader's own video file (probe)"},
     {"-o", R"((srt|rtsp)://.*)", "null", "no SRT listener or RTSP server to take the stream here"},
     {"-o", R"(/var/www/live/(.*))", "live/$1", "a web server's folder: one of the test's own"},

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "stages/registry.hpp"
@@ -39,6 +41,29 @@ TEST(Docs, StageReferenceCoversEveryStageAndParameter) {
   }
 }
 
+// A GPU test that compares with the CPU is named for it (MatchesCpuOnTestSizes,
+// MatchesTheCpuForEveryLayout, ...).
+const std::regex kTestAgainstTheCpu(R"(\bTEST(_F|_P)?\(\s*\w+\s*,\s*\w*Cpu\w*\s*\))");
+
+// The functions a cpu/ header declares: `RESULT NAME(` at the start of a line.
+std::set<std::string> cpu_functions(const std::string& header) {
+  static const std::regex declaration(R"(^[A-Za-z_][\w:<>, ]*[\s&*](\w+)\()");
+  std::set<std::string> names;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, declaration)) names.insert(m[1]);
+  }
+  return names;
+}
+
+// Whether `source` calls one of `functions` as cpu::NAME(...).
+bool calls_one_of(const std::string& source, const std::set<std::string>& functions) {
+  for (const auto& name : functions)
+    if (source.find("cpu::" + name + "(") != std::string::npos) return true;
+  return false;
+}
+
 // The recipe of docs/ARCHITECTURE.md ("Adding a processing stage"): every registered
 // processing stage has its CPU definition, its CUDA kernel, GPU tests that compare the two,
 // and a case in `framepipe bench`. A stage added without one of them fails here.
@@ -54,8 +79,12 @@ TEST(Docs, EveryProcessingStageFollowsTheRecipe) {
     EXPECT_TRUE(fs::exists(root / "cuda" / (spec.type + ".cu")) || fs::exists(root / "cuda" / (spec.type + ".cpp")))
         << spec.type << ": no cuda/" << spec.type << ".cu (or .cpp)";
     const std::string gpu_tests = read_text(root / "tests/cuda" / ("test_" + spec.type + ".cpp"));
-    EXPECT_NE(gpu_tests.find("Cpu"), std::string::npos)
-        << spec.type << ": tests/cuda/test_" << spec.type << ".cpp has no test comparing the GPU with the CPU";
+    EXPECT_TRUE(std::regex_search(gpu_tests, kTestAgainstTheCpu))
+        << spec.type << ": tests/cuda/test_" << spec.type << ".cpp has no TEST named for the CPU (...MatchesCpu...)";
+    const auto cpu_definition = cpu_functions(read_text(root / "cpu" / (spec.type + ".hpp")));
+    EXPECT_TRUE(calls_one_of(gpu_tests, cpu_definition))
+        << spec.type << ": tests/cuda/test_" << spec.type << ".cpp never calls the CPU definition (one of the "
+        << cpu_definition.size() << " functions of cpu/" << spec.type << ".hpp) to compare with";
     EXPECT_NE(bench.find("wanted(\"" + spec.type + "\")"), std::string::npos)
         << spec.type << ": no case in tools/framepipe/bench/bench_cases.cpp";
     // The stage's op from each backend's factory (core/ops/frame_op.hpp).

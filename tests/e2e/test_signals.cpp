@@ -3,11 +3,18 @@
 // second signal ends it at once. A silent server that nobody interrupts ends the open with a
 // clear error after the network timeout, never a hang.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -100,26 +107,71 @@ TEST(Signals, SilentServerTimesOutWithAClearError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
 
-// Two signals in a row while frames flow: the second one ends the process at once, with the
-// same exit code, instead of the default action (death by signal).
+// SIGTERM (what a service manager or `kill` sends) while frames flow is the same orderly
+// stop as Ctrl-C: exit 130, and every output finalized: the mp4 has its index (every frame
+// decodes), and the histogram file holds whole rows of JSON, one per frame written.
+TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
+  TempDir dir("signals-sigterm-run");
+  write_pipeline(dir);
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--device", "cpu"});
+  // Frames flow once the histogram has rows (it is written as frames leave the graph).
+  const auto give_up = Clock::now() + std::chrono::duration<double>(time_bound(10.0));
+  while (run.alive() && Clock::now() < give_up &&
+         !(std::filesystem::exists(dir / "hist.jsonl") && count_lines(dir / "hist.jsonl") >= 10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing:\n" << run.output();
+  ASSERT_GE(count_lines(dir / "hist.jsonl"), 10) << "no frames flowed:\n" << run.output();
+  run.signal(SIGTERM);
+  const auto [code, seconds] = run.wait(time_bound(5.0));
+  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_LT(seconds, time_bound(2.0));
+  const long long frames = count_frames(dir / "out.mp4");
+  EXPECT_GE(frames, 10);
+  std::ifstream rows(dir / "hist.jsonl");
+  long long whole = 0;
+  for (std::string line; std::getline(rows, line); ++whole)
+    EXPECT_TRUE(nlohmann::json::accept(line)) << "row " << whole + 1 << " is not whole JSON: " << line;
+  EXPECT_EQ(whole, frames) << "one histogram row per frame in the video";
+}
+
+// Two signals in a row while the first one's drain cannot finish: the second one ends the
+// process at once, with the same exit code, instead of the default action (death by signal).
+// The output is a FIFO that the test holds open for reading but never reads: once the pipe
+// (64 KiB) is full, the sink's write blocks, and a file write is not ended by a stop (Ctrl-C
+// drains and finalizes every output), so the orderly stop that the first signal asks for
+// never completes. Only the second signal can end the run within the bound.
 TEST(Signals, SecondSignalExitsAtOnce) {
   TempDir dir("signals-twice");
-  std::ofstream(dir / "p.yaml") << "input: testsrc://640x360@25?noise=20&frames=0\n"
+  ASSERT_EQ(mkfifo((dir / "stalled.y4m").c_str(), 0600), 0) << std::strerror(errno);
+  // Non-blocking, so that the open does not wait for a writer; the descriptor stays open (and
+  // unread) until the test ends, so framepipe's open succeeds and its writes stall.
+  const int reader = open((dir / "stalled.y4m").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  const std::unique_ptr<const int, void (*)(const int*)> close_reader(&reader, [](const int* fd) { close(*fd); });
+  std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=0\n"
                                    "stages:\n"
-                                   "  - {id: denoise, type: nlmeans, search: 7}\n"
-                                   "  - {id: out, type: encode, output: out.mp4}\n";
+                                   "  - {id: out, type: encode, output: stalled.y4m}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--device", "cpu"});
-  for (int i = 0; i < 100 && !std::filesystem::exists(dir / "out.mp4"); ++i)
+  // Frames flow into the pipe until it is full. Half its capacity is enough to know that the
+  // writer is there: the rest of its frame (a 320x240 frame is 115 KiB, more than the whole
+  // pipe) cannot fit, so it is blocked or about to be, and the drain cannot finish.
+  const int capacity = fcntl(reader, F_GETPIPE_SZ);
+  ASSERT_GT(capacity, 0) << std::strerror(errno);
+  int buffered = 0;
+  for (int i = 0; i < 200 && buffered < capacity / 2 && run.alive(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(ioctl(reader, FIONREAD, &buffered), 0) << std::strerror(errno);
+  }
+  ASSERT_GE(buffered, capacity / 2) << "no frames reached the output pipe:\n" << run.output();
   run.signal(SIGINT);
-  // Two signals sent back to back may reach the process as one (a standard signal that is
-  // still pending is not queued twice; ThreadSanitizer defers delivery, which makes that
-  // likely): give the first one time to arrive, then measure from the second.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The first signal cannot end the run: its drain waits on the blocked write. (The pause
+  // also lets the first signal be handled before the second is sent: a standard signal still
+  // pending is not queued twice, and ThreadSanitizer defers delivery.)
+  std::this_thread::sleep_for(std::chrono::duration<double>(time_bound(0.3)));
+  ASSERT_TRUE(run.alive()) << "the first signal ended the run by itself; the test proves nothing:\n" << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130);
+  EXPECT_EQ(code, 130) << run.output();
   EXPECT_LT(seconds, time_bound(1.0));
 }
 

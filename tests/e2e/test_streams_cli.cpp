@@ -14,6 +14,7 @@
 
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/media/test_media_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -127,10 +128,56 @@ TEST(StreamsCli, AStreamThatFailsFailsAlone) {
   EXPECT_NE(stats["streams"][1]["error"].get<std::string>().find("missing.mp4"), std::string::npos);
 }
 
-// Endless inputs and one that fails: --fail-fast stops the endless ones (which would run
-// forever otherwise) and finalizes their outputs.
+// A stream whose input fails midway: `cat a.ts b.ts` of two sizes stops at the change, after
+// 24 frames (README: "A stream whose frame size changes midway ends the run at the change").
+// False with the reason when this FFmpeg cannot make the file.
+std::string write_input_that_fails_at_frame_24(const TempDir& dir, const std::string& name) {
+  const VideoWriteSpec spec{.muxer = "mpegts", .encoder_options = "preset=ultrafast"};
+  if (auto why = cannot_write(spec); !why.empty()) return why;
+  write_video(spec, (dir / "a.ts").string(), testsrc_frames(96, 64, 24));
+  write_video(spec, (dir / "b.ts").string(), testsrc_frames(64, 48, 12));
+  concatenate_files((dir / "a.ts").string(), (dir / "b.ts").string(), (dir / name).string());
+  return {};
+}
+
+// A stream that fails mid-run, after frames went through, fails alone: it is named, its
+// output keeps the frames before the failure, and the other streams write every frame of
+// their inputs. Paced (realtime), the failing input reaches its 24th frame about 1 s in,
+// while the others run until 1.5 s and 1.75 s: they are still running when it fails. Exit 1.
+TEST(StreamsCli, AStreamThatFailsMidRunFailsAlone) {
+  TempDir dir("streams-fail-mid-run");
+  if (auto why = write_input_that_fails_at_frame_24(dir, "joined.ts"); !why.empty()) GTEST_SKIP() << why;
+  std::ofstream(dir / "p.yaml") << "realtime: true\n"
+                                   "inputs:\n"
+                                   "  - {uri: 'testsrc://96x64@50?frames=75', name: front}\n"
+                                   "  - {uri: joined.ts, name: back}\n"
+                                   "  - {uri: 'testsrc://64x48@40?frames=70', name: side}\n"
+                                   "stages:\n"
+                                   "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
+  const auto result = run_framepipe_with_timeout({"run", "p.yaml", "--stats-json", "stats.json"}, dir.path(),
+                                                 static_cast<int>(time_bound(60)));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("framepipe: error: stream back: joined.ts: stream #0 (h264): the frame size changes "
+                               "from 96x64 to 64x48 at frame 24"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(count_frames(dir / "front.mkv"), 75);
+  EXPECT_EQ(count_frames(dir / "back.mkv"), 24);
+  EXPECT_EQ(count_frames(dir / "side.mkv"), 70);
+  const auto stats = nlohmann::json::parse(read_bytes(dir / "stats.json"));
+  EXPECT_EQ(stats["streams_failed"], 1);
+  EXPECT_NE(stats["streams"][1]["error"].get<std::string>().find("joined.ts"), std::string::npos) << stats.dump(2);
+  EXPECT_EQ(stats["streams"][0]["frames"], 75);
+  EXPECT_EQ(stats["streams"][2]["frames"], 70);
+}
+
+// Endless inputs and one that fails midway: --fail-fast stops the endless ones (which would
+// run forever otherwise) and finalizes their outputs. Paced at 25 fps, the failing input
+// reaches its 24th frame about a second in, long after the endless streams opened their
+// outputs and wrote frames: those outputs must exist, and decode.
 TEST(StreamsCli, FailFastStopsEveryStreamAtTheFirstFailure) {
   TempDir dir("streams-fail-fast");
+  if (auto why = write_input_that_fails_at_frame_24(dir, "joined.ts"); !why.empty()) GTEST_SKIP() << why;
   std::ofstream(dir / "p.yaml") << "realtime: true\n"
                                    "input: testsrc://64x48@25\n"
                                    "stages:\n"
@@ -138,19 +185,16 @@ TEST(StreamsCli, FailFastStopsEveryStreamAtTheFirstFailure) {
   const auto started = Clock::now();
   const auto result = run_framepipe_with_timeout(
       {"run", "p.yaml", "--fail-fast", "-i", "testsrc://64x48@25?frames=0", "-i", "testsrc://64x48@25?frames=0", "-i",
-       "missing.mp4"},
+       "joined.ts"},
       dir.path(), static_cast<int>(time_bound(30)));
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_LT(took, time_bound(10));
-  EXPECT_NE(result.output.find("stream 2: missing.mp4"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("stream 2: joined.ts"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("the frame size changes"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("stopped (another stream failed)"), std::string::npos) << result.output;
-  // A stream stopped while still opening made no output; one that had opened it finalized it.
-  for (const char* file : {"0.mkv", "1.mkv"}) {
-    if (fs::exists(dir / file)) {
-      EXPECT_GT(fs::file_size(dir / file), 0u) << file;
-    }
-  }
+  EXPECT_EQ(count_frames(dir / "2.mkv"), 24);
+  for (const char* file : {"0.mkv", "1.mkv"}) EXPECT_GT(count_frames(dir / file), 0) << file;
 }
 
 TEST(StreamsCli, CtrlCFinalizesEveryStream) {

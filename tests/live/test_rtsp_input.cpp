@@ -346,5 +346,99 @@ TEST(RtspInput, OpeningBuffersOnlyWhatTheDecoderNeeds) {
   EXPECT_NEAR(source->info().frame_rate.value(), 30.0, 0.01);  // still known: from the stream's headers
 }
 
+// A run that keeps current (drop: oldest, the default for live inputs) starts current: the
+// frames that were waiting when reading began — what the open buffered, and what came in
+// while the pipeline was being set up (here a second) — are skipped, not handed to a graph
+// that would drop them for being behind (32 live streams dropped ~500 frames in their
+// first seconds that way), and the first frame read is a live one.
+TEST(RtspInput, AtTheLiveEdgeTheFramesThatWaitedAreSkipped) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.fps = 30});
+  auto source = open_source(server.uri());
+  source->start_at_live_edge();
+  std::this_thread::sleep_for(1s);  // the rest of a pipeline's set-up
+  ASSERT_TRUE(source->read());
+  // A second at 30 fps, and the frames the open read, were waiting.
+  EXPECT_GE(source->frames_skipped_to_live(), 25);
+  EXPECT_LE(source->frames_skipped_to_live(), 60);  // two seconds' worth at most
+  // The next frame is the next one the server sends: a frame interval later, not at once.
+  const auto before = Clock::now();
+  ASSERT_TRUE(source->read());
+  EXPECT_GE(Clock::now() - before, 10ms);
+}
+
+// Without it (drop: never keeps every frame), every frame is handed out.
+TEST(RtspInput, WithoutTheLiveEdgeEveryFrameIsHandedOut) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.fps = 30});
+  auto source = open_source(server.uri());
+  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(source->read());
+  EXPECT_EQ(source->frames_skipped_to_live(), 0);
+}
+
+// Through the CLI: a live input on the default policy (drop: oldest) says how many waiting
+// frames it skipped, in --stats-json and the summary; drop: never skips none.
+TEST(RtspInput, TheRunSaysHowManyWaitingFramesItSkipped) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.fps = 30, .frames = 45});
+  for (const std::string drop : {"oldest", "never"}) {
+    TempDir dir("rtsp-live-edge-" + drop);
+    std::ofstream(dir / "p.yaml") << "drop: " << drop << "\ninput: " << input_map(server.uri(), "reconnect: {attempts: 0}")
+                                  << "\nstages:\n  - {id: out, type: encode, output: out.mkv}\n";
+    BackgroundRun run(dir.path(), {"run", "p.yaml", "--stats-json", "stats.json"});
+    const auto [code, seconds] = run.wait(time_bound(20.0));
+    ASSERT_EQ(code, 0) << run.output();
+    const auto input = input_stage(read_json(dir / "stats.json"));
+    if (drop == "oldest") {
+      // At least what the open read (7 decoded frames for H.264), while the graph dropped none.
+      EXPECT_GE(input.value("frames_skipped_to_live", 0), 7) << input.dump();
+      EXPECT_EQ(input["frames_dropped"], 0) << input.dump();
+      EXPECT_NE(run.output().find("started at the live edge"), std::string::npos) << run.output();
+    } else {
+      EXPECT_FALSE(input.contains("frames_skipped_to_live")) << input.dump();
+    }
+  }
+// Waits until `run` has printed `text`, at most `seconds`.
+bool wait_for_output(const BackgroundRun& run, const std::string& text, double seconds) {
+  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+    if (run.output().find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// The reconnect lines of an input whose URI carries a password: the server goes away (and
+// comes back), "stream lost" and "stream back" are printed with the reason FFmpeg gave, and
+// the password appears in neither, nor anywhere else in the log or the stats.
+TEST(RtspInput, ReconnectLinesNeverShowThePassword) {
+  FP_REQUIRE_RTSP_SERVER();
+  const RtspServerOptions options{.user = "camuser", .password = "s3cret-right"};
+  RtspServer server(options);
+  TempDir dir("rtsp-restart-auth");
+  write_pipeline(dir, input_map(server.uri("camuser", "s3cret-right"), "reconnect: {initial_ms: 200, max_ms: 500}"));
+  BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
+  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  server.kill();
+  ASSERT_TRUE(wait_for_output(run, "stream lost", time_bound(10.0))) << run.output();
+  server.start(options);
+  ASSERT_TRUE(wait_for_output(run, "stream back after a gap of", time_bound(15.0))) << run.output();
+  run.signal(SIGINT);
+  const auto [code, seconds] = run.wait(time_bound(10.0));
+  const std::string log = run.output();
+  EXPECT_EQ(code, 130) << log;
+  // The lines name the input by its URI, with the password masked.
+  const std::string masked = "rtsp://camuser:***@127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  EXPECT_NE(log.find(masked + ": stream lost ("), std::string::npos) << log;
+  EXPECT_NE(log.find(masked + ": stream back after a gap of"), std::string::npos) << log;
+  EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+  const std::string stats_text = read_text(dir / "stats.json");
+  EXPECT_EQ(stats_text.find("s3cret"), std::string::npos) << stats_text;
+  const auto stats = nlohmann::json::parse(stats_text);
+  EXPECT_EQ(input_stage(stats)["reconnect"]["reconnects"], 1) << stats.dump(2);
+  EXPECT_GT(count_frames(dir / "out.mkv"), 0);
+}
+
 }  // namespace
 }  // namespace fp::test

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -69,25 +74,70 @@ TEST(BoundedQueue, PopTimesOutWhenEmpty) {
   EXPECT_EQ(q.pop(v, 1ms), Status::Timeout);
 }
 
+// A producer thread that pushes one item, for tests that must know whether that push is
+// blocked. Blocked is proven by state, not by time: the thread is asleep (its state in
+// /proc is S) while its push has not returned. Between the moment it records its id and the
+// moment its push returns, the only place it can sleep is the push's wait (nothing else
+// holds the queue's lock), so a push that does not block is seen returning instead.
+class Producer {
+ public:
+  Producer(BoundedQueue<int>& q, int item)
+      : thread_([this, &q, item] {
+          tid_ = static_cast<int>(gettid());
+          result_ = q.push(item) ? 1 : 0;
+          returned_ = true;
+        }) {}
+  ~Producer() { if (thread_.joinable()) thread_.join(); }
+
+  // Waits until the push is asleep (true) or has returned (false).
+  bool blocked() const {
+    for (;;) {
+      if (returned_) return false;
+      const int tid = tid_;
+      if (tid != 0 && thread_state(tid) == 'S') return !returned_;
+      std::this_thread::yield();
+    }
+  }
+  bool join() {  // the push's result
+    thread_.join();
+    return result_ == 1;
+  }
+
+ private:
+  static char thread_state(int tid) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto paren = text.rfind(')');  // the name in parentheses may contain spaces
+    return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
+  }
+
+  std::atomic<int> tid_{0};
+  std::atomic<int> result_{-1};
+  std::atomic<bool> returned_{false};
+  std::thread thread_;
+};
+
 TEST(BoundedQueue, FullQueueBlocksTheProducerUntilSpaceOrClose) {
   BoundedQueue<int> q(1);
   ASSERT_TRUE(q.push(1));
-  std::atomic<bool> pushed{false};
-  std::thread producer([&] {
-    q.push(2);
-    pushed = true;
-  });
-  std::this_thread::sleep_for(20ms);
-  EXPECT_FALSE(pushed) << "push must wait while the queue is full";
-  int v = 0;
-  EXPECT_EQ(q.pop(v, 100ms), Status::Item);
-  producer.join();
-  EXPECT_TRUE(pushed);
-
-  std::thread blocked([&] { EXPECT_FALSE(q.push(3)); });
-  std::this_thread::sleep_for(10ms);
-  q.close();
-  blocked.join();
+  {
+    Producer producer(q, 2);
+    ASSERT_TRUE(producer.blocked()) << "push returned while the queue was full";
+    // The consumer makes space: the push goes through, after the item that was there.
+    int v = 0;
+    EXPECT_EQ(q.pop(v, 1ms), Status::Item);
+    EXPECT_EQ(v, 1);
+    EXPECT_TRUE(producer.join());
+    EXPECT_EQ(drain(q), (std::vector<int>{2}));
+  }
+  // Full, and closed instead: the blocked push gives up, taking nothing.
+  BoundedQueue<int> closing(1);
+  ASSERT_TRUE(closing.push(3));
+  Producer producer(closing, 4);
+  ASSERT_TRUE(producer.blocked()) << "push returned while the queue was full";
+  closing.close();
+  EXPECT_FALSE(producer.join());
+  EXPECT_EQ(drain(closing), (std::vector<int>{3}));
 }
 
 }  // namespace
