@@ -399,14 +399,6 @@ TEST(RtspInput, TheRunSaysHowManyWaitingFramesItSkipped) {
       EXPECT_FALSE(input.contains("frames_skipped_to_live")) << input.dump();
     }
   }
-// Waits until `run` has printed `text`, at most `seconds`.
-bool wait_for_output(const BackgroundRun& run, const std::string& text, double seconds) {
-  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
-  while (Clock::now() < until) {
-    if (run.output().find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
 }
 
 // The reconnect lines of an input whose URI carries a password: the server goes away (and
@@ -419,7 +411,7 @@ TEST(RtspInput, ReconnectLinesNeverShowThePassword) {
   TempDir dir("rtsp-restart-auth");
   write_pipeline(dir, input_map(server.uri("camuser", "s3cret-right"), "reconnect: {initial_ms: 200, max_ms: 500}"));
   BackgroundRun run(dir.path(), {"-v", "run", "p.yaml", "--stats-json", "stats.json"});
-  ASSERT_TRUE(wait_for_file(dir / "out.mkv", 10s)) << run.output();
+  ASSERT_TRUE(wait_for_file(dir / "out.mkv", time_bound(10.0))) << run.output();
   server.kill();
   ASSERT_TRUE(wait_for_output(run, "stream lost", time_bound(10.0))) << run.output();
   server.start(options);
