@@ -8,7 +8,7 @@
 // serves one call at a time (calls on one stream may share it).
 //
 // The kernels repeat the CPU's float operations in the CPU's order, without fused
-// multiply-adds, so the result matches cpu::pyramid_fusion (the tests allow 1 gray level).
+// multiply-adds, so the result equals cpu::pyramid_fusion's bit for bit (the tests require it).
 #pragma once
 
 #include <cuda_runtime.h>

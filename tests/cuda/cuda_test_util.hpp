@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/host_image.hpp"
 #include "cuda/device_image.hpp"
@@ -55,6 +56,46 @@ inline int max_abs_difference(const HostImageU8& a, const HostImageU8& b, std::s
       }
     }
   return worst;
+}
+
+// A device plane with a chosen pitch and byte offset inside a plain allocation: a pitch that
+// is not a multiple of the width nor of any alignment, and rows that start unaligned, as a
+// caller's or a decoder's buffer may have them (DeviceImage, through cudaMallocPitch, never
+// does). `pitch` and `offset` are in bytes. The rest of the allocation holds kSentinel, so
+// that a kernel writing past a row's end (into the pitch padding) shows.
+template <class T>
+struct PaddedDeviceImage {
+  static constexpr unsigned char kSentinel = 0xA5;
+  cuda::DeviceArray<unsigned char> memory;
+  std::ptrdiff_t offset;
+  ImageView<T> view;
+
+  PaddedDeviceImage(int width, int height, std::ptrdiff_t pitch, std::ptrdiff_t offset_bytes)
+      : memory(static_cast<std::size_t>(pitch * height + offset_bytes)), offset(offset_bytes) {
+    FP_CUDA_CHECK(cudaMemset(memory.get(), kSentinel, memory.size()));
+    view = {reinterpret_cast<T*>(memory.get() + offset), width, height, pitch};
+  }
+
+  // Bytes outside the plane's rows that no longer hold the sentinel.
+  long bytes_outside_changed() const {
+    std::vector<unsigned char> bytes(memory.size());
+    FP_CUDA_CHECK(cudaMemcpy(bytes.data(), memory.get(), bytes.size(), cudaMemcpyDeviceToHost));
+    const auto row_bytes = static_cast<std::ptrdiff_t>(view.width) * static_cast<std::ptrdiff_t>(sizeof(T));
+    long changed = 0;
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(bytes.size()); ++i) {
+      const std::ptrdiff_t at = i - offset;
+      const bool inside = at >= 0 && at / view.pitch < view.height && at % view.pitch < row_bytes;
+      changed += !inside && bytes[static_cast<std::size_t>(i)] != kSentinel;
+    }
+    return changed;
+  }
+};
+
+inline HostImageU8 to_host(ImageView<const std::uint8_t> device) {
+  HostImageU8 host(device.width, device.height);
+  cuda::download(device, host.view(), nullptr);
+  FP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  return host;
 }
 
 // The sizes every kernel is checked on (the list plus random ones).

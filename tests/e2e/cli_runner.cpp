@@ -105,13 +105,4 @@ std::string cli_cuda_device() {
   return device;
 }
 
-double time_bound(double seconds) {
-  static const double scale = [] {
-    const char* text = std::getenv("FRAMEPIPE_TEST_TIME_SCALE");
-    const double value = text ? std::strtod(text, nullptr) : 1.0;
-    return value >= 1.0 ? value : 1.0;
-  }();
-  return seconds * scale;
-}
-
 }  // namespace fp::test

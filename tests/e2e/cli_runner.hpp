@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/time_bound.hpp"
+
 namespace fp::test {
 
 struct CommandResult {
@@ -53,11 +55,7 @@ std::string cli_cuda_device();
       GTEST_SKIP() << "no CUDA device present (framepipe --version lists none, or CUDA not built)"; \
   } while (0)
 
-// A test's bound on how long something may take, in seconds, scaled by
-// FRAMEPIPE_TEST_TIME_SCALE (default 1): the sanitizer presets set it, because their builds
-// run several times slower and ThreadSanitizer delivers a signal only when the receiving
-// thread next enters one of its interceptors.
-double time_bound(double seconds);
+// time_bound(seconds): tests/time_bound.hpp.
 
 // Frames in a video file, counted by decoding it with framepipe's own media layer.
 long long count_frames(const std::filesystem::path& video);

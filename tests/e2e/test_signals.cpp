@@ -43,7 +43,7 @@ void expect_prompt_stop_while_opening(const std::string& uri, int sig) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(sig);
-  const auto [code, seconds] = run.wait(5.0);
+  const auto [code, seconds] = run.wait(time_bound(5.0));
   EXPECT_EQ(code, 130) << uri;
   EXPECT_LT(seconds, time_bound(2.0)) << uri;
 }
@@ -66,7 +66,7 @@ TEST(Signals, SigintWhileProbingASilentHttpServer) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(SIGINT);
-  const auto [code, seconds] = run.wait(5.0);
+  const auto [code, seconds] = run.wait(time_bound(5.0));
   EXPECT_EQ(code, 130) << run.output();
   EXPECT_LT(seconds, time_bound(2.0));
 }
@@ -81,7 +81,7 @@ TEST(Signals, SigintWhileReadingThePipeline) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(SIGINT);
-  const auto [code, seconds] = run.wait(5.0);
+  const auto [code, seconds] = run.wait(time_bound(5.0));
   EXPECT_EQ(code, 130) << run.output();
   EXPECT_LT(seconds, time_bound(2.0));
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
@@ -94,12 +94,16 @@ TEST(Signals, SilentServerTimesOutWithAClearError) {
   TempDir dir("signals-timeout");
   write_pipeline(dir);
   const std::string uri = "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  // The open's deadline is twice the network timeout (5 s): 10 s of real time, unscaled,
+  // plus a scaled margin for the rest of the run.
+  constexpr double kOpenDeadline = 10.0;
   const auto start = Clock::now();
-  const auto result = run_framepipe({"run", "p.yaml", "-q", "-i", uri}, dir.path());
+  const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q", "-i", uri}, dir.path(),
+                                                 static_cast<int>(kOpenDeadline + time_bound(20.0)));
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find(uri), std::string::npos) << result.output;
-  EXPECT_LT(seconds, 15.0);
+  EXPECT_LT(seconds, kOpenDeadline + time_bound(5.0));
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
 
@@ -166,7 +170,7 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   std::this_thread::sleep_for(std::chrono::duration<double>(time_bound(0.3)));
   ASSERT_TRUE(run.alive()) << "the first signal ended the run by itself; the test proves nothing:\n" << run.output();
   run.signal(SIGINT);
-  const auto [code, seconds] = run.wait(5.0);
+  const auto [code, seconds] = run.wait(time_bound(5.0));
   EXPECT_EQ(code, 130) << run.output();
   EXPECT_LT(seconds, time_bound(1.0));
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/live/loopback_port.hpp"
+#include "tests/time_bound.hpp"
 
 namespace fp::test {
 
@@ -93,9 +94,10 @@ void RtspServer::start() {
   }
   close(out[1]);
   // The script prints "listening on PORT" once its socket is bound. Bounded: a server that
-  // neither listens nor fails within 10 s is reported, never waited for.
+  // neither listens nor fails within 10 s (scaled) is reported, never waited for.
   std::string said;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(time_bound(10.0)));
   while (said.find('\n') == std::string::npos) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd fd{out[0], POLLIN, 0};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,48 @@ stages:
 )",
            options);
   expect_same_frames("denoise.y4m", static_cast<std::size_t>(frames), 1, 0.01);
+}
+
+std::vector<std::string> read_lines(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every stage whose GPU result must equal the CPU's, bit for bit, through the executor with
+// two frames in flight: luma_histogram's rows, mean_smooth, pyramid_fusion (its kernels
+// repeat the CPU's float operations, unfused: cuda/pyramid_fusion.cu), thinning with Otsu's
+// and a fixed threshold, and tile (2D copies, and the fill of its empty cell). An odd size,
+// so that every kernel's right and bottom borders and tile's half chroma samples are in it.
+// (nlmeans, whose float weights may round one level apart, is checked above and in
+// tests/cuda/test_nlmeans.cpp; nothing here reads its output.)
+TEST_F(GpuExecutorTest, EveryExactStageMatchesTheCpuOnEveryFrame) {
+  FP_REQUIRE_GPU();
+  constexpr int kFrames = 8;
+  RunOptions options;
+  options.slots = 2;
+  options.queue_depth = 4;
+  run_both("input: testsrc://161x97@30?noise=20&frames=" + std::to_string(kFrames) + R"(
+stages:
+  - {id: hist, type: luma_histogram, output: OUT/hist.jsonl}
+  - {id: smooth, type: mean_smooth, input: hist, radius: 2}
+  - {id: fused, type: pyramid_fusion, inputs: [input, smooth], levels: 4, rule: max_energy, gain: [1.0, 1.3, 1.2]}
+  - {id: skel, type: thinning, input: smooth, threshold: otsu}
+  - {id: fixed, type: thinning, input: input, threshold: 100}
+  - {id: grid, type: tile, inputs: [input, fused, skel], columns: 2}
+  - {id: e1, type: encode, input: smooth, output: OUT/smooth.y4m}
+  - {id: e2, type: encode, input: fused, output: OUT/fused.y4m}
+  - {id: e3, type: encode, input: skel, output: OUT/skel.y4m}
+  - {id: e4, type: encode, input: fixed, output: OUT/fixed.y4m}
+  - {id: e5, type: encode, input: grid, output: OUT/grid.y4m}
+)",
+           options);
+  const auto cpu_rows = read_lines(dir_ / "cpu" / "hist.jsonl");
+  EXPECT_EQ(cpu_rows.size(), static_cast<std::size_t>(kFrames));
+  EXPECT_EQ(read_lines(dir_ / "gpu" / "hist.jsonl"), cpu_rows);
+  for (const char* name : {"smooth.y4m", "fused.y4m", "skel.y4m", "fixed.y4m", "grid.y4m"})
+    expect_same_frames(name, kFrames, 0, 0.0);
 }
 
 }  // namespace
