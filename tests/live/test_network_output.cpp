@@ -22,6 +22,7 @@
 #include "tests/live/loopback_port.hpp"
 #include "tests/live/rtsp_server.hpp"
 #include "tests/live/stream_receiver.hpp"
+#include "tests/ffmpeg_muxers.hpp"
 
 namespace fp::test {
 namespace {
@@ -252,6 +253,7 @@ TEST(NetworkOutput, SilentServerTimesOutTheConnect) {
 
 TEST(NetworkOutput, HlsPlaylistKeepsEverySegmentWhenAsked) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
+  if (const auto why = missing_muxer("hls"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("netout-hls");
   std::filesystem::create_directory(dir / "hls");
   std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=100\n"
@@ -273,6 +275,7 @@ TEST(NetworkOutput, HlsPlaylistKeepsEverySegmentWhenAsked) {
 
 TEST(NetworkOutput, HlsLiveWindowDeletesOldSegments) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
+  if (const auto why = missing_muxer("hls"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("netout-hls-window");
   std::ofstream(dir / "p.yaml") << "input: testsrc://320x240@25?frames=200\n"
                                 << "stages:\n"
