@@ -88,6 +88,7 @@ TEST(NetworkOutput, UdpStreamIsPacedAndReceivedWhole) {
 
 TEST(NetworkOutput, SrtCallerReachesAListenerWithEveryFrame) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
+  if (const auto why = missing_protocol("srt"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("netout-srt");
   const int port = free_loopback_port(SOCK_DGRAM);
   auto receiver = start_receiver(dir, "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener", "recv.ts");
@@ -105,6 +106,7 @@ TEST(NetworkOutput, SrtCallerReachesAListenerWithEveryFrame) {
 
 TEST(NetworkOutput, SrtWithoutAListenerIsAClearErrorAndTheFileOutputIsWhole) {
   FP_REQUIRE_FFMPEG_PROGRAMS();
+  if (const auto why = missing_protocol("srt"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("netout-srt-nobody");
   write_pipeline(dir, 30, {"srt://127.0.0.1:" + std::to_string(free_loopback_port(SOCK_DGRAM)), "keep.mp4"});
   const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), static_cast<int>(time_bound(30)));
