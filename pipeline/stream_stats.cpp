@@ -77,7 +77,7 @@ std::string streams_summary(const StreamsRun& run, double wall_seconds) {
     text += fmt::format("  {:<12} {:>7} frames ({:.1f} fps){}{}  {}\n", r.name, s.frames, s.fps(), dropped, latency, state);
   }
   const Totals totals = totals_of(results);
-  text += fmt::format("{} frames from {} streams in {:.2f} s ({:.1f} fps in all; at most {} at once, --jobs {}){}{}\n",
+  text += fmt::format("{} frames from {} streams in {:.2f} s ({:.1f} fps in all; at most {} at once of {} allowed){}{}\n",
                       totals.frames, results.size(), wall_seconds,
                       wall_seconds > 0 ? static_cast<double>(totals.frames) / wall_seconds : 0.0, run.max_running,
                       run.jobs, totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",
