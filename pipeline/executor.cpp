@@ -139,10 +139,11 @@ class Run {
       if (n.source_error) fail(n.source_error);
     finalize();
     stats_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    collect_stats();  // also for a run that failed: what it did before (stats())
     throw_errors();
-    collect_stats();
     return stats_;
   }
+  const RunStats& stats() const { return stats_; }
 
  private:
   // Opens sources, prepares the processing stages in graph order, then opens the sinks, so
@@ -660,9 +661,15 @@ class Run {
 
 }  // namespace
 
-RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options) {
+RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options,
+                      RunStats* stats_on_failure) {
   Run run(definition, device, options);
-  return run.execute();
+  try {
+    return run.execute();
+  } catch (...) {
+    if (stats_on_failure != nullptr) *stats_on_failure = run.stats();
+    throw;
+  }
 }
 
 }  // namespace fp

@@ -42,7 +42,10 @@ struct RunOptions {
 };
 
 // Throws (after finalizing every output) on the first failure; MediaError and
-// std::runtime_error carry one-line messages naming the stage, file or stream.
-RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options);
+// std::runtime_error carry one-line messages naming the stage, file or stream. A run that
+// fails after frames went through leaves what it measured in `stats_on_failure` (when given):
+// the frames written before the failure, its drops and latency.
+RunStats run_pipeline(const PipelineDefinition& definition, const Device& device, const RunOptions& options,
+                      RunStats* stats_on_failure = nullptr);
 
 }  // namespace fp

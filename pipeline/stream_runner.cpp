@@ -65,7 +65,8 @@ StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<D
     try {
       s.thread = std::thread([&, one = &s] {
         try {
-          one->result.stats = run_pipeline(stream_pipeline(definition, one->index), one->device, stream_options);
+          one->result.stats = run_pipeline(stream_pipeline(definition, one->index), one->device, stream_options,
+                                           &one->result.stats);
         } catch (const std::exception& e) {
           one->result.error = mask_uris_in_text(e.what());  // printed, and written to --stats-json
           ++failures;

@@ -168,6 +168,7 @@ TEST(StreamsCli, AStreamThatFailsMidRunFailsAlone) {
   EXPECT_EQ(stats["streams_failed"], 1);
   EXPECT_NE(stats["streams"][1]["error"].get<std::string>().find("joined.ts"), std::string::npos) << stats.dump(2);
   EXPECT_EQ(stats["streams"][0]["frames"], 75);
+  EXPECT_EQ(stats["streams"][1]["frames"], 24);  // what the failed stream wrote before failing
   EXPECT_EQ(stats["streams"][2]["frames"], 70);
 }
 
