@@ -89,7 +89,7 @@ std::string mask_credentials(std::string_view uri) {
   std::size_t rest = authority_start;
   // Empty user info (udp://@:1234, a multicast listener) hides nothing, and local sources
   // have none: testsrc://64x48@30 is a size and a rate.
-  const bool local = starts_with(uri, "testsrc://") || starts_with(uri, "file://") || starts_with(uri, "v4l2://");
+  const bool local = !is_network_uri(uri);
   if (const auto at = local ? std::string_view::npos : user_info_end(uri, authority_start);
       at != std::string_view::npos && at > authority_start) {
     const std::string_view user_info = uri.substr(authority_start, at - authority_start);

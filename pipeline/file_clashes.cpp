@@ -106,8 +106,6 @@ std::string file_path_of(const FileUse& use) {
   return path;
 }
 
-bool same_file(const std::string& a, const std::string& b) { return same_identity(identity_of(a), identity_of(b)); }
-
 void check_file_clashes(const std::vector<FileUse>& uses, std::vector<ConfigIssue>& issues) {
   struct Known {
     const FileUse* use;

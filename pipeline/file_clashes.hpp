@@ -25,14 +25,12 @@ struct FileUse {
 // file://PATH name PATH, for inputs and outputs alike.
 std::string file_path_of(const FileUse& use);
 
-// Whether two paths name one file: the same lexically normalized absolute path with
-// symlinks resolved where the file or its folders exist (std::filesystem::weakly_canonical),
-// or, for existing files, the same device and inode (a hard link).
-bool same_file(const std::string& a, const std::string& b);
-
 // An issue, at the output's setting, for every output that is an input (or, for an HLS
 // playlist, whose segments NAME0.ts, NAME1.ts... beside it would be) and for every output
-// that an earlier output also writes. Each message names both uses and both paths.
+// that an earlier output also writes. Each message names both uses and both paths. Two paths
+// name one file when they are the same lexically normalized absolute path with symlinks
+// resolved where the file or its folders exist (std::filesystem::weakly_canonical), or, for
+// existing files, the same device and inode (a hard link); character devices never clash.
 void check_file_clashes(const std::vector<FileUse>& uses, std::vector<ConfigIssue>& issues);
 
 }  // namespace fp

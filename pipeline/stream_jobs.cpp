@@ -13,6 +13,7 @@
 
 #include "media/probe.hpp"
 #include "media/stream_uri.hpp"
+#include "media/testsrc_uri.hpp"
 #include "pipeline/config_error.hpp"
 #include "stages/registry.hpp"
 
@@ -105,7 +106,7 @@ std::string decode_uri(const PipelineDefinition& definition, std::size_t index) 
 // file. Not a network stream or camera (seconds to answer), nor a FIFO or device, whose
 // bytes a probe would take from the stream.
 bool cheap_to_probe(const std::string& uri) {
-  if (uri.rfind("testsrc://", 0) == 0) return !is_endless_uri(uri);
+  if (is_testsrc_uri(uri)) return !is_endless_uri(uri);
   std::error_code error;
   return uri.find("://") == std::string::npos && std::filesystem::is_regular_file(uri, error);
 }

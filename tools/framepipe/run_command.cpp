@@ -153,10 +153,11 @@ int run_command(const RunArguments& args) {
 
   // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs:
   // it must be no input nor output of the pipeline, and its folder must be writable.
-  if (!args.stats_json.empty()) check_stats_json_clashes(definition, args.stats_json);
-  if (!args.stats_json.empty())
+  if (!args.stats_json.empty()) {
+    check_stats_json_clashes(definition, args.stats_json);
     if (const auto reason = cannot_create_reason(args.stats_json); !reason.empty())
       throw std::runtime_error(fmt::format("--stats-json {}: cannot create: {}", args.stats_json, reason));
+  }
 
   RunOptions options;
   options.max_frames = args.frames;
