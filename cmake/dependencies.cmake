@@ -8,6 +8,10 @@ find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(Threads REQUIRED)
+# framepipe serve: cpp-httplib (Debian ships a shared library with a pkg-config file) and
+# prometheus-cpp's core (registry, metric families, the text serializer).
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+find_package(prometheus-cpp REQUIRED COMPONENTS core)
 if(FRAMEPIPE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

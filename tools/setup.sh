@@ -16,6 +16,11 @@ packages=(
   # tests/live: network outputs (udp, srt, rtsp, HLS) are received and read back with the
   # ffmpeg and ffprobe programs.
   ffmpeg
+  # framepipe serve: HTTP (cpp-httplib) and the Prometheus text format (prometheus-cpp core).
+  libcpp-httplib-dev prometheus-cpp-dev
+  # tests/service: a real Prometheus server and promtool, and a real headless browser for the
+  # status page (driven by playwright-core from npm, tests/service/browser/package.json).
+  prometheus chromium nodejs curl
 )
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do

@@ -1,0 +1,140 @@
+// The streams of a long-running process (`framepipe serve`): each one a pipeline template run
+// on one input, started, replaced and removed at any time without touching the others. One
+// executor (run_pipeline, on its own thread, with its own stop flag and RunMonitor) per
+// stream. The desired state — which streams should exist — is kept apart from what runs, is
+// written to a state file on every change and read back at start, so that a process killed
+// with -9 and started again brings back the same streams.
+//
+// The HTTP layer (service/) is a thin front end over this class: nothing here knows HTTP,
+// but a rejected request says which status it deserves (StreamRejected::status) and its
+// message uses the wording of `framepipe validate`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/frame.hpp"
+#include "pipeline/device.hpp"
+#include "pipeline/executor.hpp"
+#include "pipeline/run_stats.hpp"
+
+namespace fp {
+
+// What a client asked for: everything the state file keeps about a stream.
+struct StreamSpec {
+  std::string name;      // [A-Za-z0-9._-]{1,64}
+  std::string pipeline;  // a template's name (its file's stem)
+  std::string uri;       // the input, credentials included: never shown (mask_credentials)
+  // `--set`-style overrides: "STAGE.PARAM" -> the value as YAML text ("8", "[1, 2]", "max_energy").
+  std::map<std::string, std::string> sets;
+  // Parameters of the template's decode stage (decoder, reconnect, ...): PARAM -> YAML text.
+  std::map<std::string, std::string> decode;
+};
+
+enum class StreamState { Waiting, Starting, Running, Reconnecting, Finished, Failed, Draining };
+const char* stream_state_name(StreamState state);  // "waiting", "starting", ...
+
+// What a stream is doing now (a copy: safe to keep and render).
+struct StreamStatus {
+  std::string name;
+  std::string pipeline;
+  std::string uri;  // masked
+  StreamState state = StreamState::Starting;
+  std::chrono::system_clock::time_point since{};  // when it entered `state`
+  std::int64_t frames = 0;          // through the whole graph
+  double fps = 0;                   // over the last few seconds
+  std::int64_t dropped = 0;         // by every source's and sink's queue
+  double latency_p50_ms = 0;
+  double latency_p99_ms = 0;
+  std::int64_t reconnects = 0;
+  std::string last_error;           // masked; empty when none
+  std::vector<std::string> outputs;  // the files and URLs it writes (masked)
+  RunStats stats;                    // the executor's latest published stats (metrics read these)
+};
+
+// Where a service may read and write. Empty allow_roots: only network inputs and testsrc://.
+struct StreamRoots {
+  std::vector<std::filesystem::path> allow_roots;  // file://, plain paths and v4l2:// inputs only under these
+  std::filesystem::path output_root;               // every output path is relative to this, and stays in it
+};
+
+struct StreamManagerOptions {
+  std::map<std::string, std::filesystem::path> pipelines;  // template name -> YAML file
+  StreamRoots roots;
+  std::size_t max_streams = 0;      // 0: as many as this machine's memory holds (stream_jobs.hpp)
+  std::vector<Device> devices;      // streams are spread over these
+  RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
+  std::filesystem::path state_file;  // empty: the desired state is not persisted
+};
+
+// A request the manager refuses: `status` is the HTTP status it deserves (400 bad value,
+// 403 a path outside the roots, 404 unknown stream or template, 409 busy, 422 invalid
+// pipeline, 503 capacity or draining) and what() the message ("capacity", or the same
+// lines `framepipe validate` prints).
+class StreamRejected : public std::runtime_error {
+ public:
+  StreamRejected(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+struct ManagerInfo {
+  std::size_t capacity = 0;  // max streams
+  std::map<std::string, int> streams_by_state;
+  bool draining = false;
+  bool ready = false;  // started, device up, not draining
+};
+
+class StreamManager {
+ public:
+  // Reads the state file (when there is one) and starts the streams it lists. Throws
+  // std::runtime_error for a template that does not load, or an unreadable state file.
+  explicit StreamManager(StreamManagerOptions options);
+  // Stops every stream (outputs finalized), as drain() does with no limit.
+  ~StreamManager();
+  StreamManager(const StreamManager&) = delete;
+  StreamManager& operator=(const StreamManager&) = delete;
+
+  enum class PutOutcome { Created, Replaced };
+  // Validates `spec` like `framepipe validate` (template, overrides, paths confined to the
+  // roots), then creates the stream or replaces the one of that name (only it restarts).
+  // The desired state is saved before this returns. Throws StreamRejected.
+  PutOutcome put(const StreamSpec& spec);
+  // Stops the stream and forgets it: false for an unknown name. Returns at once; its outputs
+  // are finalized on the stream's own thread (it shows as draining until then).
+  bool remove(const std::string& name);
+
+  std::vector<StreamStatus> list() const;
+  std::optional<StreamStatus> get(const std::string& name) const;
+  std::vector<std::string> pipelines() const;  // the templates' names
+  ManagerInfo info() const;
+
+  // The next frame of node `node` of stream `name` (empty: the frame its first output
+  // writes) as a host I420 frame. Throws StreamRejected 404 (no such stream or node) or
+  // 409 (not running); nullopt when no frame came within `wait`.
+  std::optional<Frame> frame(const std::string& name, const std::string& node, std::chrono::milliseconds wait);
+
+  // Refuses further puts (503 "draining"), stops every stream and waits until each has
+  // finalized its outputs or `timeout` has passed; true when all ended in time. The
+  // desired state is kept (a restart brings the streams back).
+  bool drain(std::chrono::milliseconds timeout);
+  bool draining() const;
+  // Every running stream's executor has published within the last few seconds (its graph
+  // thread is alive), and the manager's own supervisor thread too.
+  bool alive() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fp
