@@ -253,16 +253,26 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
 
 void check_stream_clashes(const std::string& name, const StreamPlan& plan,
                           const std::vector<std::pair<std::string, const StreamPlan*>>& others) {
-  std::vector<FileUse> uses;
+  // Stream by stream: runs of one name follow each other (a replacement opens its files
+  // once the run it replaces has closed them), and runs of other names were checked when
+  // they came; only this plan's clashes count.
+  const auto clashes = [&](const StreamPlan* other) {
+    std::vector<FileUse> uses;
+    if (other != nullptr) uses = other->files;
+    uses.insert(uses.end(), plan.files.begin(), plan.files.end());
+    std::vector<ConfigIssue> issues;
+    check_file_clashes(uses, issues);
+    std::string message;
+    for (const auto& issue : issues) message += (message.empty() ? "" : "\n") + issue.message;
+    return message;
+  };
+  if (others.empty()) {
+    if (const std::string message = clashes(nullptr); !message.empty()) throw StreamRejected(422, message);
+    return;
+  }
   for (const auto& [other, other_plan] : others)
-    if (other != name) uses.insert(uses.end(), other_plan->files.begin(), other_plan->files.end());
-  uses.insert(uses.end(), plan.files.begin(), plan.files.end());
-  std::vector<ConfigIssue> issues;
-  check_file_clashes(uses, issues);
-  if (issues.empty()) return;
-  std::string message;
-  for (const auto& issue : issues) message += (message.empty() ? "" : "\n") + issue.message;
-  throw StreamRejected(others.empty() ? 422 : 409, message);
+    if (other != name)
+      if (const std::string message = clashes(other_plan); !message.empty()) throw StreamRejected(409, message);
 }
 
 }  // namespace fp
