@@ -124,6 +124,11 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     bool closed = false;
     ok = process_request(stream, left == 1, closed, [&](httplib::Request& req) {
       stream.get_remote_ip_and_port(req.remote_addr, req.remote_port);
+      // `curl -X POST URL` sends no body and no Content-Length; httplib 0.11 would then read
+      // a body until the connection closes, and answer 400. A request without either header
+      // has no body (RFC 9112 6.3), so say so.
+      if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+        req.set_header("Content-Length", "0");
     });
     if (!ok || closed) break;
   }
