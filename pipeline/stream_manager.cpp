@@ -555,6 +555,14 @@ bool StreamManager::drain(std::chrono::milliseconds timeout) {
   return ended;
 }
 
+std::vector<std::string> StreamManager::unfinished() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, run] : impl_->streams)
+    if (run->started && !run->ended) names.push_back(name);
+  return names;
+}
+
 bool StreamManager::draining() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->draining;

@@ -128,6 +128,9 @@ class StreamManager {
   // desired state is kept (a restart brings the streams back).
   bool drain(std::chrono::milliseconds timeout);
   bool draining() const;
+  // The streams whose run has started and not ended yet: after a drain() that timed out,
+  // the ones that did not finish (a stream that ended by a drain still shows `draining`).
+  std::vector<std::string> unfinished() const;
   // Every running stream's executor has published within the last few seconds (its graph
   // thread is alive), and the manager's own supervisor thread too.
   bool alive() const;

@@ -114,9 +114,7 @@ int serve_command(const ServeArguments& args) {
   const bool finished = manager.drain(timeout);
   api.stop();
   if (!finished) {
-    std::vector<std::string> late;
-    for (const auto& status : manager.list())
-      if (status.state != StreamState::Finished && status.state != StreamState::Failed) late.push_back(status.name);
+    const auto late = manager.unfinished();
     fmt::print(stderr, "framepipe serve: error: drain timed out after {} s; not finished: {}\n", args.drain_timeout,
                late.empty() ? std::string("(none listed)") : fmt::format("{}", fmt::join(late, ", ")));
     std::fflush(stderr);
