@@ -237,7 +237,9 @@ struct StreamManager::Impl {
     } else if (!run.started) {
       state = StreamState::Waiting;
     } else if (run.ended) {
-      state = !run.error.empty() ? StreamState::Failed : run.stop ? StreamState::Draining : StreamState::Finished;
+      // Ended well, or stopped by drain(): either way its outputs are finalized. (Only an
+      // input that ended by itself is saved as finished: a drained one runs again after a restart.)
+      state = !run.error.empty() ? StreamState::Failed : StreamState::Finished;
     } else if (run.stop) {
       state = StreamState::Draining;
     } else if (run.monitor.reconnecting()) {
