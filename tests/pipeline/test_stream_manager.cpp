@@ -188,9 +188,13 @@ TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
     StreamSpec live = spec("cam1", "rtsp://admin:hunter2@127.0.0.1:1/live");
     live.decode = {{"reconnect.attempts", "forever"}, {"reconnect.initial_ms", "100"}, {"reconnect.max_ms", "200"}};
     manager.put(live);
+    // Saved before put() returns.
+    ASSERT_EQ(read_stream_state(options_.state_file).size(), 1u);
+    EXPECT_EQ(read_stream_state(options_.state_file)[0].spec.name, "cam1");
     manager.put(spec("clip", "testsrc://64x48@30?frames=10"));
     manager.put(spec("gone"));
     manager.remove("gone");
+    EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);  // and remove() too
     ASSERT_TRUE(reaches(manager, "clip", StreamState::Finished));
     // Marked finished in the file (by the supervisor, a moment later).
     ASSERT_TRUE(eventually(
