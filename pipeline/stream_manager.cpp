@@ -363,6 +363,10 @@ struct StreamManager::Impl {
     }
   }
 
+  bool supervisor_alive() const {
+    return Clock::now() - Clock::time_point(Clock::duration(supervisor_beat.load())) <= kHeartbeatLimit;
+  }
+
   // mutex held: every run whose thread has not ended.
   bool all_ended() const {
     for (const auto& [name, run] : streams)
@@ -513,7 +517,9 @@ ManagerInfo StreamManager::info() const {
   info.capacity = impl_->limiter.cap();
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
-  info.ready = !info.draining && alive();
+  // Started and not draining. Not whether each stream is well: one dead camera (or one
+  // stuck executor, which alive() reports) must not take the whole service out of rotation.
+  info.ready = !info.draining && impl_->supervisor_alive();
   return info;
 }
 
@@ -568,7 +574,7 @@ bool StreamManager::draining() const {
 
 bool StreamManager::alive() const {
   const auto now = Clock::now();
-  if (now - Clock::time_point(Clock::duration(impl_->supervisor_beat.load())) > kHeartbeatLimit) return false;
+  if (!impl_->supervisor_alive()) return false;
   std::lock_guard lock(impl_->mutex);
   for (const auto& [name, run] : impl_->streams) {
     if (!run->started || run->ended || run->stop || now - run->started_at < kStartGrace) continue;
