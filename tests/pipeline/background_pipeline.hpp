@@ -24,13 +24,13 @@ inline std::chrono::steady_clock::duration seconds(double s) {
 class BackgroundPipeline {
  public:
   // `options` as given, with the monitor and a stop flag of this object's.
-  BackgroundPipeline(RunOptions options, const std::string& yaml, RunMonitor& monitor)
-      : definition_(parse_pipeline(yaml, "monitor-test.yaml")), options_(std::move(options)) {
+  BackgroundPipeline(RunOptions options, const std::string& yaml, RunMonitor& monitor, Device device = {})
+      : definition_(parse_pipeline(yaml, "monitor-test.yaml")), options_(std::move(options)), device_(device) {
     options_.monitor = &monitor;
     options_.stop = &stop_;
     thread_ = std::thread([this] {
       try {
-        stats_ = run_pipeline(definition_, Device{}, options_);
+        stats_ = run_pipeline(definition_, device_, options_);
       } catch (...) {
         error_ = std::current_exception();
       }
@@ -63,6 +63,7 @@ class BackgroundPipeline {
  private:
   PipelineDefinition definition_;
   RunOptions options_;
+  Device device_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> done_{false};
   RunStats stats_;
