@@ -104,6 +104,7 @@ TEST_F(RunMonitorTest, SnapshotGrowsWhileTheRunRunsAndEndsEqualToItsStats) {
         EXPECT_GT(now.latency_ms.count(), 0);
         EXPECT_GT(now.wall_seconds, 0.0);
         EXPECT_EQ(stage(now, "input").decoder, "testsrc");
+        EXPECT_EQ(stage(now, "out").encoder, "rawvideo (y4m)");
       }
     }
     std::this_thread::sleep_for(50ms);
