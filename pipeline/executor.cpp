@@ -198,8 +198,9 @@ class Run {
       ids.push_back(n.timing.id);
       frame_of.push_back(n.role() == StageRole::Sink ? static_cast<std::size_t>(n.graph->inputs[0]) : n.index);
     }
+    // No heartbeat yet: that begins once the inputs are open (publish_set_up), so a watcher
+    // tells a stream still opening (no heartbeat) from a stalled one (an old heartbeat).
     monitor_->begin(stages, ids, stats_.outputs, frame_of);
-    publish_graph(true);
   }
 
   // After the set-up, before any other thread starts (so the graph's thread may still read

@@ -21,6 +21,7 @@
 #include "pipeline/config_loader.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/run_monitor.hpp"
+#include "tests/e2e/silent_server.hpp"
 #include "tests/pipeline/background_pipeline.hpp"
 #include "tests/time_bound.hpp"
 
@@ -149,6 +150,31 @@ TEST_F(RunMonitorTest, HeartbeatMovesWhileAPacedInputIsIdle) {
       EXPECT_LT(s.at - s.heartbeat, seconds(time_bound(1.0)));
     }
   }
+}
+
+// An input that takes its time to open (a server that accepts and never answers): the
+// nodes are known at once, but no heartbeat comes until the inputs are open, so a watcher
+// tells a stream still opening from a stalled one; a reader gets nothing, and the failed
+// open ends the run.
+TEST_F(RunMonitorTest, NoHeartbeatWhileTheInputOpens) {
+  SilentServer server;
+  RunMonitor monitor;
+  BackgroundPipeline run({}, smoothing_pipeline("{uri: 'rtsp://127.0.0.1:" + std::to_string(server.port()) +
+                                                "/stream', timeout_ms: 1000, reconnect: {attempts: 0}}"),
+                         monitor);
+  const auto until = Clock::now() + seconds(time_bound(5.0));
+  while (monitor.frame_nodes().empty() && Clock::now() < until) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(monitor.frame_nodes(), (std::vector<std::string>{"input", "smooth", "out"}));
+  int samples = 0;
+  while (!run.done()) {
+    EXPECT_EQ(monitor.last_heartbeat(), RunMonitor::Clock::time_point{});
+    EXPECT_EQ(monitor.snapshot().stages.size(), 3u);
+    EXPECT_FALSE(monitor.newest_frame("smooth", 100ms).has_value());
+    ++samples;
+  }
+  EXPECT_GE(samples, 5);  // the open lasts about 2 s (twice timeout_ms)
+  EXPECT_THROW(run.finish(10.0), std::exception);
+  EXPECT_FALSE(monitor.newest_frame("smooth", 100ms).has_value());
 }
 
 // Frame number `sequence` of a testsrc URI (the same bytes every time it is read).
