@@ -166,9 +166,14 @@ TEST_F(RunMonitorTest, NoHeartbeatWhileTheInputOpens) {
   while (monitor.frame_nodes().empty() && Clock::now() < until) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(monitor.frame_nodes(), (std::vector<std::string>{"input", "smooth", "out"}));
   int samples = 0;
-  while (!run.done()) {
-    EXPECT_EQ(monitor.last_heartbeat(), RunMonitor::Clock::time_point{});
-    EXPECT_EQ(monitor.snapshot().stages.size(), 3u);
+  for (;;) {
+    // Read first, then asked whether the run was still on: the end (its failed open) sets
+    // the final stats, a heartbeat included.
+    const auto beat = monitor.last_heartbeat();
+    const auto stages = monitor.snapshot().stages.size();
+    if (!monitor.running()) break;
+    EXPECT_EQ(beat, RunMonitor::Clock::time_point{});
+    EXPECT_EQ(stages, 3u);
     EXPECT_FALSE(monitor.newest_frame("smooth", 100ms).has_value());
     ++samples;
   }
