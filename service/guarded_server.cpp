@@ -62,7 +62,10 @@ class DeadlineStream : public httplib::Stream {
   }
   bool is_writable() const override { return wait_for(sock_, POLLOUT, write_timeout_); }
   ssize_t read(char* ptr, size_t size) override {
-    if (!is_readable()) return -1;
+    if (!is_readable()) {
+      timed_out_ = true;
+      return -1;
+    }
     for (;;) {
       const ssize_t n = ::recv(sock_, ptr, size, 0);
       if (n < 0 && errno == EINTR) continue;
@@ -80,8 +83,12 @@ class DeadlineStream : public httplib::Stream {
   void get_remote_ip_and_port(std::string& ip, int& port) const override { address_of(sock_, true, ip, port); }
   void get_local_ip_and_port(std::string& ip, int& port) const override { address_of(sock_, false, ip, port); }
   socket_t socket() const override { return sock_; }
+  // A read ran into the deadline: httplib may still have answered (400), but the client
+  // is not to be read from again.
+  bool timed_out() const { return timed_out_; }
 
  private:
+  bool timed_out_ = false;
   int sock_;
   Clock::time_point deadline_;
   std::chrono::milliseconds write_timeout_;
@@ -104,6 +111,10 @@ GuardedServer::GuardedServer(ConnectionLimits limits) : limits_(limits) {
   };
 }
 
+void GuardedServer::widen_backlog() {
+  if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
+}
+
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   if (t_overflow) {
     // Every worker is busy and the queue is full: say so without reading the request, and
@@ -124,8 +135,13 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     bool closed = false;
     ok = process_request(stream, left == 1, closed, [&](httplib::Request& req) {
       stream.get_remote_ip_and_port(req.remote_addr, req.remote_port);
+      // `curl -X POST URL` sends no body and no Content-Length; httplib 0.11 would then read
+      // a body until the connection closes, and answer 400. A request without either header
+      // has no body (RFC 9112 6.3), so say so.
+      if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+        req.set_header("Content-Length", "0");
     });
-    if (!ok || closed) break;
+    if (!ok || closed || stream.timed_out()) break;
   }
   close_connection(sock);
   return ok;

@@ -26,6 +26,10 @@ struct ConnectionLimits {
 class GuardedServer : public httplib::Server {
  public:
   explicit GuardedServer(ConnectionLimits limits);
+  // After bind: a listen backlog of SOMAXCONN instead of httplib 0.11's 5, so that a burst
+  // of connections is accepted (and served, queued or refused at once) instead of having
+  // its SYNs dropped and retried a second or more later.
+  void widen_backlog();
 
  private:
   // httplib's hook for one accepted connection (private virtual in httplib: overridden here).

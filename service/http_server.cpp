@@ -138,6 +138,7 @@ int HttpServer::start() {
     throw std::runtime_error(
         fmt::format("cannot listen on {}: the address is in use or not this machine's", listen.to_string()));
   }
+  server_.widen_backlog();
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   started_ = true;
   // Serving before this returns: stop() on a server that has not begun listening would

@@ -83,6 +83,10 @@ const NotRun kNotRunHere[] = {
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
 };
 
+// Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the
+// documented `framepipe serve` (which runs until drained, so it cannot run here).
+const char* const kRunByServeDocsTest[] = {"framepipe serve ", "curl "};
+
 // Subcommands that need a GPU: run only where the binary has one, with these arguments
 // added to keep this test short.
 struct NeedsGpu {
@@ -200,6 +204,11 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
                                              [&](const NotRun& n) { return command.text == n.command; });
       if (listed_entry != std::end(kNotRunHere)) {
         not_run_used.insert(listed_entry->command);
+        ++listed;
+        continue;
+      }
+      if (std::any_of(std::begin(kRunByServeDocsTest), std::end(kRunByServeDocsTest),
+                      [&](const char* part) { return command.text.find(part) != std::string::npos; })) {
         ++listed;
         continue;
       }

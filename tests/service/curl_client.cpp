@@ -53,7 +53,8 @@ HttpReply curl_with_body(const std::string& method, const std::string& url, cons
   const auto out_file = base.string() + ".out";
   std::string command = "curl -sS -o " + quoted(out_file) + " -D " + quoted(headers_file) +
                         " -w '%{http_code}' --max-time " + std::to_string(seconds) + " -X " + quoted(method);
-  if (!body.empty() || method == "PUT" || method == "POST") {
+  // A POST without a body goes as `curl -X POST URL` sends it: no Content-Length at all.
+  if (!body.empty() || method == "PUT") {
     std::ofstream(body_file, std::ios::binary) << body;
     command += " -H 'Content-Type: application/json' --data-binary @";
     command += quoted(body_file);

@@ -180,5 +180,42 @@ TEST(ServeSecurity, SlowClientsDoNotBlockOthers) {
   EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
 }
 
+TEST(ServeSecurity, ConnectionsBeyondTheQueueAre503AtOnce) {
+  ServeProcess server("overflow");
+  ASSERT_SERVING(server);
+  // More connections than workers (32) and queue (128) together, each sending its request
+  // a byte a second: the server keeps what it can hold and answers the rest at once
+  // instead of piling them up.
+  std::vector<int> slow;
+  for (int i = 0; i < 220; ++i)
+    if (const int s = connect_to(server.port()); s >= 0) slow.push_back(s);
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const std::string request = "GET /v1/info HTTP/1.1\r\nHost: x\r\n";
+    for (std::size_t i = 0; i < request.size() && !done; ++i) {
+      for (const int s : slow) ::send(s, &request[i], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto started = Clock::now();
+  const auto busy = curl("GET", server.url("/v1/info"), {}, time_bound(20));
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_EQ(busy.status, 503) << busy.body << busy.curl_error;
+  EXPECT_EQ(busy.json().value("error", ""), "server busy") << busy.body;
+  EXPECT_LT(took, time_bound(1)) << "an overflowing connection waited " << took << " s";
+  done = true;
+  trickle.join();
+  for (const int s : slow) ::close(s);
+  // Once they are gone, everyone is served again.
+  HttpReply later;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(30));
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    later = curl("GET", server.url("/v1/info"), {}, time_bound(20));
+  } while (later.status != 200 && Clock::now() < deadline);
+  EXPECT_EQ(later.status, 200) << later.body << later.curl_error;
+}
+
 }  // namespace
 }  // namespace fp::test
