@@ -150,6 +150,10 @@ struct StreamManager::Impl {
                   AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind)),
         limiter(capacity_of(options, templates)) {
     if (options.devices.empty()) options.devices.push_back(Device{});
+    // spdlog makes its registry on first use; made here, before any stream thread starts,
+    // so that two streams logging their first line at once do not both make it (libspdlog's
+    // own guard is invisible to ThreadSanitizer, which then reports the registry's level).
+    spdlog::default_logger_raw();
   }
 
   // max_streams, or what this machine's memory holds for the largest of the templates.
@@ -237,7 +241,9 @@ struct StreamManager::Impl {
     } else if (!run.started) {
       state = StreamState::Waiting;
     } else if (run.ended) {
-      state = !run.error.empty() ? StreamState::Failed : run.stop ? StreamState::Draining : StreamState::Finished;
+      // Ended well, or stopped by drain(): either way its outputs are finalized. (Only an
+      // input that ended by itself is saved as finished: a drained one runs again after a restart.)
+      state = !run.error.empty() ? StreamState::Failed : StreamState::Finished;
     } else if (run.stop) {
       state = StreamState::Draining;
     } else if (run.monitor.reconnecting()) {
@@ -355,6 +361,10 @@ struct StreamManager::Impl {
     } catch (const std::exception& e) {
       spdlog::error("{}", mask_uris_in_text(e.what()));
     }
+  }
+
+  bool supervisor_alive() const {
+    return Clock::now() - Clock::time_point(Clock::duration(supervisor_beat.load())) <= kHeartbeatLimit;
   }
 
   // mutex held: every run whose thread has not ended.
@@ -507,7 +517,9 @@ ManagerInfo StreamManager::info() const {
   info.capacity = impl_->limiter.cap();
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
-  info.ready = !info.draining && alive();
+  // Started and not draining. Not whether each stream is well: one dead camera (or one
+  // stuck executor, which alive() reports) must not take the whole service out of rotation.
+  info.ready = !info.draining && impl_->supervisor_alive();
   return info;
 }
 
@@ -570,7 +582,7 @@ bool StreamManager::draining() const {
 
 bool StreamManager::alive() const {
   const auto now = Clock::now();
-  if (now - Clock::time_point(Clock::duration(impl_->supervisor_beat.load())) > kHeartbeatLimit) return false;
+  if (!impl_->supervisor_alive()) return false;
   std::lock_guard lock(impl_->mutex);
   for (const auto& [name, run] : impl_->streams) {
     if (!run->started || run->ended || run->stop || now - run->started_at < kStartGrace) continue;
