@@ -30,7 +30,8 @@ class Metrics {
 
   // framepipe_http_requests_total{route,code}: one answered request. `route` is the route's
   // pattern ("/v1/streams/{name}"), never the path asked for (a label per name or per
-  // scanner's guess would grow without bound); unknown paths count under one route ("other").
+  // scanner's guess would grow without bound); unknown paths count under one route
+  // ("unmatched", as HttpServer reports them).
   void count_request(const std::string& route, int status);
 
   // Every family, in the text exposition format (kContentType). Any thread.

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <string>
 #include <stdexcept>
 
 namespace fp::service {
@@ -20,23 +21,24 @@ ListenAddress parse_metrics_address(const std::string& text) {
   }
 }
 
-MetricsServer::MetricsServer(const ListenAddress& address, const Metrics& metrics)
-    : server_(std::make_unique<httplib::Server>()) {
-  // A scraper that stalls must not hold a thread for long.
-  server_->set_read_timeout(5, 0);
-  server_->set_write_timeout(5, 0);
-  server_->Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& response) {
+namespace {
+HttpServerOptions options_for(const ListenAddress& address) {
+  HttpServerOptions options;
+  options.listen = address;
+  return options;  // no token: the metrics are read-only and hold nothing secret
+}
+}  // namespace
+
+MetricsServer::MetricsServer(const ListenAddress& address, Metrics& metrics) : server_(options_for(address)) {
+  server_.add_route("GET", "/metrics", [&metrics](const httplib::Request&, httplib::Response& response) {
     response.set_content(metrics.scrape(), Metrics::kContentType);
   });
-  port_ = address.port == 0 ? server_->bind_to_any_port(address.host) : address.port;
-  if (port_ <= 0 || (address.port != 0 && !server_->bind_to_port(address.host, address.port)))
-    throw std::runtime_error("--metrics " + address.to_string() + ": cannot listen (address in use, or not this machine's)");
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-}
-
-MetricsServer::~MetricsServer() {
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  server_.on_request([&metrics](const std::string& route, int status) { metrics.count_request(route, status); });
+  try {
+    port_ = server_.start();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("--metrics: ") + e.what());
+  }
 }
 
 }  // namespace fp::service

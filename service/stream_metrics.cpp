@@ -21,9 +21,11 @@ constexpr StreamState kAllStates[] = {StreamState::Waiting,      StreamState::St
                                       StreamState::Reconnecting, StreamState::Finished, StreamState::Failed,
                                       StreamState::Draining};
 
+}  // namespace
+
 // The state names as the API shows them (stream_state_name), kept here until the stream
 // manager's definition of it is merged (svc-manager): the alert rules match these.
-const char* state_label(StreamState state) {
+const char* stream_state_label(StreamState state) {
   switch (state) {
     case StreamState::Waiting: return "waiting";
     case StreamState::Starting: return "starting";
@@ -35,6 +37,8 @@ const char* state_label(StreamState state) {
   }
   return "unknown";
 }
+
+namespace {
 
 MetricFamily family(std::string name, std::string help, MetricType type) {
   return MetricFamily{std::move(name), std::move(help), type, {}};
@@ -104,7 +108,7 @@ struct StreamFamilies {
     const auto& name = stream.name;
     add_gauge(up, {{"stream", name}}, stream_up(stream.state) ? 1 : 0);
     for (StreamState s : kAllStates)
-      add_gauge(state, {{"stream", name}, {"state", state_label(s)}}, s == stream.state ? 1 : 0);
+      add_gauge(state, {{"stream", name}, {"state", stream_state_label(s)}}, s == stream.state ? 1 : 0);
     std::int64_t frames_decoded = 0, input_behind = 0, output_behind = 0, skipped = 0, reconnected = 0,
                  damaged = 0;
     for (const auto& stage : stream.stats.stages) {
@@ -152,8 +156,8 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
 
   auto by_state = family("framepipe_streams", "Streams in each state.", MetricType::Gauge);
   for (StreamState s : kAllStates) {
-    const auto it = info.streams_by_state.find(state_label(s));
-    add_gauge(by_state, {{"state", state_label(s)}}, it != info.streams_by_state.end() ? it->second : 0);
+    const auto it = info.streams_by_state.find(stream_state_label(s));
+    add_gauge(by_state, {{"state", stream_state_label(s)}}, it != info.streams_by_state.end() ? it->second : 0);
   }
   families.push_back(std::move(by_state));
 
