@@ -20,7 +20,7 @@ StreamMetricsSource source_for(const RunMetrics& run, const RunMetricsOptions& o
   source.manager = [&run, &capacity] {
     ManagerInfo info;
     info.capacity = capacity.load();
-    for (const auto& s : run.streams()) ++info.streams_by_state[stream_state_label(s.state)];
+    for (const auto& s : run.streams()) ++info.streams_by_state[stream_state_name(s.state)];
     info.ready = true;
     return info;
   };

@@ -23,21 +23,6 @@ constexpr StreamState kAllStates[] = {StreamState::Waiting,      StreamState::St
 
 }  // namespace
 
-// The state names as the API shows them (stream_state_name), kept here until the stream
-// manager's definition of it is merged (svc-manager): the alert rules match these.
-const char* stream_state_label(StreamState state) {
-  switch (state) {
-    case StreamState::Waiting: return "waiting";
-    case StreamState::Starting: return "starting";
-    case StreamState::Running: return "running";
-    case StreamState::Reconnecting: return "reconnecting";
-    case StreamState::Finished: return "finished";
-    case StreamState::Failed: return "failed";
-    case StreamState::Draining: return "draining";
-  }
-  return "unknown";
-}
-
 namespace {
 
 MetricFamily family(std::string name, std::string help, MetricType type) {
@@ -65,6 +50,12 @@ void add_counter(MetricFamily& f, std::vector<ClientMetric::Label> labels, doubl
 StageRole role_of(const StageTiming& stage) {
   const StageSpec* spec = find_stage(stage.type);
   return spec != nullptr ? spec->role : StageRole::Process;
+}
+
+// The sink's id in the pipeline: a run of several streams names its stages "STREAM/ID".
+std::string output_label(const std::string& stream, const std::string& stage_id) {
+  const std::string prefix = stream + "/";
+  return stage_id.rfind(prefix, 0) == 0 ? stage_id.substr(prefix.size()) : stage_id;
 }
 
 ClientMetric latency_histogram(const std::string& stream, const LatencyHistogram& latency_ms) {
@@ -108,7 +99,7 @@ struct StreamFamilies {
     const auto& name = stream.name;
     add_gauge(up, {{"stream", name}}, stream_up(stream.state) ? 1 : 0);
     for (StreamState s : kAllStates)
-      add_gauge(state, {{"stream", name}, {"state", stream_state_label(s)}}, s == stream.state ? 1 : 0);
+      add_gauge(state, {{"stream", name}, {"state", stream_state_name(s)}}, s == stream.state ? 1 : 0);
     std::int64_t frames_decoded = 0, input_behind = 0, output_behind = 0, skipped = 0, reconnected = 0,
                  damaged = 0;
     for (const auto& stage : stream.stats.stages) {
@@ -121,7 +112,7 @@ struct StreamFamilies {
           if (stage.reconnect) reconnected += stage.reconnect->reconnects;
           break;
         case StageRole::Sink:
-          add_counter(output, {{"stream", name}, {"output", stage.id}}, static_cast<double>(stage.frames));
+          add_counter(output, {{"stream", name}, {"output", output_label(name, stage.id)}}, static_cast<double>(stage.frames));
           output_behind += stage.frames_dropped;
           break;
         case StageRole::Process:
@@ -156,8 +147,8 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
 
   auto by_state = family("framepipe_streams", "Streams in each state.", MetricType::Gauge);
   for (StreamState s : kAllStates) {
-    const auto it = info.streams_by_state.find(stream_state_label(s));
-    add_gauge(by_state, {{"state", stream_state_label(s)}}, it != info.streams_by_state.end() ? it->second : 0);
+    const auto it = info.streams_by_state.find(stream_state_name(s));
+    add_gauge(by_state, {{"state", stream_state_name(s)}}, it != info.streams_by_state.end() ? it->second : 0);
   }
   families.push_back(std::move(by_state));
 

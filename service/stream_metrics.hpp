@@ -41,9 +41,6 @@ class StreamCollector : public prometheus::Collectable {
   mutable StageSecondsTotals stage_seconds_;
 };
 
-// The state's name as the API shows it ("running", ...): the `state` label.
-const char* stream_state_label(StreamState state);
-
 // 1 for a stream whose frames flow (running); 0 while it waits, starts, reconnects, drains,
 // or after it finished or failed.
 bool stream_up(StreamState state);

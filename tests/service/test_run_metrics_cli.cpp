@@ -37,7 +37,8 @@ void write_two_streams(const TempDir& dir) {
 
 std::string metrics_url(int port) { return "http://127.0.0.1:" + std::to_string(port) + "/metrics"; }
 
-// Scrapes until both streams have written frames (or `seconds` pass): the last scrape.
+// Scrapes until both streams run and have written a second's frames (or `seconds` pass):
+// the last scrape.
 std::string scrape_until_frames_flow(int port, double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(seconds));
   std::string text;
@@ -45,7 +46,11 @@ std::string scrape_until_frames_flow(int port, double seconds) {
     text = curl_get(metrics_url(port)).output;
     const auto front = sample_value(text, R"(framepipe_frames_output_total{stream="front",output="archive"})");
     const auto side = sample_value(text, R"(framepipe_frames_output_total{stream="side",output="archive"})");
-    if (front.value_or(0) > 0 && side.value_or(0) > 0) break;
+    // A second's frames each, both counted as running, and an earlier scrape counted.
+    if (front.value_or(0) >= 25 && side.value_or(0) >= 25 &&
+        sample_value(text, R"(framepipe_streams{state="running"})") == 2.0 &&
+        sample_value(text, R"(framepipe_http_requests_total{code="200",route="/metrics"})").value_or(0) > 0)
+      break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return text;
@@ -59,7 +64,7 @@ TEST(RunMetricsCli, ServesPromtoolCleanMetricsWhileTheRunLasts) {
   ASSERT_GT(port, 0) << run.output();
 
   const std::string text = scrape_until_frames_flow(port, 20);
-  EXPECT_GT(sample_value(text, R"(framepipe_frames_output_total{stream="front",output="archive"})").value_or(0), 0)
+  EXPECT_GE(sample_value(text, R"(framepipe_frames_output_total{stream="front",output="archive"})").value_or(0), 25)
       << text;
   EXPECT_GT(sample_value(text, R"(framepipe_frames_decoded_total{stream="side"})").value_or(0), 0) << text;
   EXPECT_EQ(sample_value(text, R"(framepipe_stream_up{stream="front"})"), 1.0) << text;
