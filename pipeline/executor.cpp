@@ -147,13 +147,17 @@ class Run {
     struct EndMonitor {
       Run& run;
       ~EndMonitor() {
-        if (run.monitor_ != nullptr) run.monitor_->end(run.stats_);
+        if (run.monitor_ == nullptr) return;
+        try {
+          run.monitor_->end(run.stats_);
+        } catch (...) {  // no memory for the copy: the run's own result matters more
+        }
       }
     } end_monitor{*this};
     begin_monitor();
     try {
       set_up();
-      publish_graph(true);  // the inputs are open: a heartbeat again
+      publish_set_up();
     } catch (...) {
       finalize();
       // An open that gave up because a stop was requested (a silent server, say) is the
@@ -194,7 +198,16 @@ class Run {
       ids.push_back(n.timing.id);
       frame_of.push_back(n.role() == StageRole::Sink ? static_cast<std::size_t>(n.graph->inputs[0]) : n.index);
     }
+    // No heartbeat yet: that begins once the inputs are open (publish_set_up), so a watcher
+    // tells a stream still opening (no heartbeat) from a stalled one (an old heartbeat).
     monitor_->begin(stages, ids, stats_.outputs, frame_of);
+  }
+
+  // After the set-up, before any other thread starts (so the graph's thread may still read
+  // every node): the decoders and encoders chosen, and a heartbeat again after the opens.
+  void publish_set_up() {
+    if (monitor_ == nullptr) return;
+    for (const auto& n : nodes_) monitor_->publish_stage(n.index, n.timing, nullptr, true);
     publish_graph(true);
   }
 

@@ -46,9 +46,8 @@ class RunMonitor {
   // True while a source is between a lost stream and its first frame back (a reconnect).
   bool reconnecting() const;
   // The last time the graph's thread published (it does so at least every second while the
-  // run is alive, frames or not); Clock::time_point{} before its first publish. The first
-  // comes before the inputs are opened, the next once they are: opening a network input
-  // (bounded by its timeout_ms) is the one stretch without a heartbeat.
+  // run is alive, frames or not); Clock::time_point{} before its first publish, which comes
+  // once the inputs are open (opening a network input, bounded by its timeout_ms, has none).
   Clock::time_point last_heartbeat() const;
   // The ids of the nodes whose frames newest_frame() can give (every source and processing
   // stage; a sink gives the frame it writes, i.e. its input's), in the pipeline's order.

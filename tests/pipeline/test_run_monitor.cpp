@@ -21,6 +21,8 @@
 #include "pipeline/config_loader.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/run_monitor.hpp"
+#include "tests/e2e/silent_server.hpp"
+#include "tests/pipeline/background_pipeline.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {
@@ -29,61 +31,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-// run_pipeline on its own thread with a RunMonitor, as the stream manager runs it. The
-// destructor stops the run and joins it.
-class BackgroundPipeline {
- public:
-  BackgroundPipeline(const std::string& yaml, RunMonitor& monitor, DropPolicy drop = DropPolicy::Never)
-      : definition_(parse_pipeline(yaml, "monitor-test.yaml")) {
-    options_.realtime = true;
-    options_.drop = drop;
-    options_.monitor = &monitor;
-    options_.stop = &stop_;
-    thread_ = std::thread([this] {
-      try {
-        stats_ = run_pipeline(definition_, Device{}, options_);
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-      done_ = true;
-    });
-  }
-  ~BackgroundPipeline() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  BackgroundPipeline(const BackgroundPipeline&) = delete;
-  BackgroundPipeline& operator=(const BackgroundPipeline&) = delete;
-
-  bool done() const { return done_; }
-  void stop() { stop_ = true; }
-  // The run's stats once it ended (rethrows its error); fails the test when it runs past `bound`.
-  RunStats finish(double bound) {
-    const auto until = Clock::now() + seconds(time_bound(bound));
-    while (!done_ && Clock::now() < until) std::this_thread::sleep_for(10ms);
-    if (!done_) {
-      ADD_FAILURE() << "the run did not end within " << time_bound(bound) << " s";
-      stop_ = true;
-    }
-    thread_.join();
-    if (error_) std::rethrow_exception(error_);
-    return stats_;
-  }
-
- private:
-  PipelineDefinition definition_;
-  RunOptions options_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> done_{false};
-  RunStats stats_;
-  std::exception_ptr error_;
-  std::thread thread_;
-};
 
 class RunMonitorTest : public ::testing::Test {
  protected:
@@ -106,6 +53,13 @@ class RunMonitorTest : public ::testing::Test {
 
   fs::path dir_;
 };
+
+RunOptions paced() {
+  RunOptions options;
+  options.realtime = true;
+  options.drop = DropPolicy::Never;
+  return options;
+}
 
 // What the monitor shows a stage as, by id.
 const StageTiming& stage(const RunStats& stats, const std::string& id) {
@@ -132,7 +86,7 @@ TEST_F(RunMonitorTest, SnapshotGrowsWhileTheRunRunsAndEndsEqualToItsStats) {
   RunMonitor monitor;
   EXPECT_TRUE(monitor.snapshot().stages.empty());
   EXPECT_EQ(monitor.snapshot().frames, 0);
-  BackgroundPipeline run(smoothing_pipeline(kInput), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline(kInput), monitor);
 
   // Seen mid-run: some frames through every stage, a latency, and not yet all of them.
   std::vector<std::int64_t> seen;
@@ -151,6 +105,7 @@ TEST_F(RunMonitorTest, SnapshotGrowsWhileTheRunRunsAndEndsEqualToItsStats) {
         EXPECT_GT(now.latency_ms.count(), 0);
         EXPECT_GT(now.wall_seconds, 0.0);
         EXPECT_EQ(stage(now, "input").decoder, "testsrc");
+        EXPECT_EQ(stage(now, "out").encoder, "rawvideo (y4m)");
       }
     }
     std::this_thread::sleep_for(50ms);
@@ -169,7 +124,7 @@ TEST_F(RunMonitorTest, HeartbeatMovesWhileAPacedInputIsIdle) {
   RunMonitor monitor;
   EXPECT_EQ(monitor.last_heartbeat(), RunMonitor::Clock::time_point{});
   // One frame a second: most of the run the graph's thread waits for input.
-  BackgroundPipeline run(smoothing_pipeline("testsrc://32x24@1?frames=3"), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline("testsrc://32x24@1?frames=3"), monitor);
   struct Sample {
     std::int64_t frames;
     RunMonitor::Clock::time_point heartbeat;
@@ -195,6 +150,36 @@ TEST_F(RunMonitorTest, HeartbeatMovesWhileAPacedInputIsIdle) {
       EXPECT_LT(s.at - s.heartbeat, seconds(time_bound(1.0)));
     }
   }
+}
+
+// An input that takes its time to open (a server that accepts and never answers): the
+// nodes are known at once, but no heartbeat comes until the inputs are open, so a watcher
+// tells a stream still opening from a stalled one; a reader gets nothing, and the failed
+// open ends the run.
+TEST_F(RunMonitorTest, NoHeartbeatWhileTheInputOpens) {
+  SilentServer server;
+  RunMonitor monitor;
+  BackgroundPipeline run({}, smoothing_pipeline("{uri: 'rtsp://127.0.0.1:" + std::to_string(server.port()) +
+                                                "/stream', timeout_ms: 1000, reconnect: {attempts: 0}}"),
+                         monitor);
+  const auto until = Clock::now() + seconds(time_bound(5.0));
+  while (monitor.frame_nodes().empty() && Clock::now() < until) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(monitor.frame_nodes(), (std::vector<std::string>{"input", "smooth", "out"}));
+  int samples = 0;
+  for (;;) {
+    // Read first, then asked whether the run was still on: the end (its failed open) sets
+    // the final stats, a heartbeat included.
+    const auto beat = monitor.last_heartbeat();
+    const auto stages = monitor.snapshot().stages.size();
+    if (!monitor.running()) break;
+    EXPECT_EQ(beat, RunMonitor::Clock::time_point{});
+    EXPECT_EQ(stages, 3u);
+    EXPECT_FALSE(monitor.newest_frame("smooth", 100ms).has_value());
+    ++samples;
+  }
+  EXPECT_GE(samples, 5);  // the open lasts about 2 s (twice timeout_ms)
+  EXPECT_THROW(run.finish(10.0), std::exception);
+  EXPECT_FALSE(monitor.newest_frame("smooth", 100ms).has_value());
 }
 
 // Frame number `sequence` of a testsrc URI (the same bytes every time it is read).
@@ -232,7 +217,7 @@ void expect_smoothed_source(const Frame& frame, const std::string& uri) {
 
 TEST_F(RunMonitorTest, NewestFrameIsThatNodesOutput) {
   RunMonitor monitor;
-  BackgroundPipeline run(smoothing_pipeline(kInput), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline(kInput), monitor);
   ASSERT_TRUE(wait_for_snapshot(monitor, [](const RunStats& s) { return s.frames > 0; }, 10.0));
   EXPECT_EQ(monitor.frame_nodes(), (std::vector<std::string>{"input", "smooth", "out"}));
 
@@ -266,7 +251,7 @@ TEST_F(RunMonitorTest, NewestFrameIsThatNodesOutput) {
 // and readers that keep the frames they got: the stream loses no frame and keeps its pace.
 TEST_F(RunMonitorTest, ReadersNeverHoldUpTheStream) {
   RunMonitor monitor;
-  BackgroundPipeline run(smoothing_pipeline(kInput), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline(kInput), monitor);
   ASSERT_TRUE(wait_for_snapshot(monitor, [](const RunStats& s) { return s.frames > 0; }, 10.0));
   std::atomic<bool> over{false};
   std::atomic<int> received{0};
@@ -296,7 +281,7 @@ TEST_F(RunMonitorTest, ReadersNeverHoldUpTheStream) {
 TEST_F(RunMonitorTest, AFinishedRunGivesNoFrame) {
   RunMonitor monitor;
   {
-    BackgroundPipeline run(smoothing_pipeline("testsrc://32x24@25?frames=5"), monitor);
+    BackgroundPipeline run(paced(), smoothing_pipeline("testsrc://32x24@25?frames=5"), monitor);
     run.finish(10.0);
   }
   const auto t0 = Clock::now();
@@ -307,7 +292,7 @@ TEST_F(RunMonitorTest, AFinishedRunGivesNoFrame) {
 TEST_F(RunMonitorTest, AReaderWaitingWhenTheRunEndsIsLetGo) {
   RunMonitor monitor;
   // One frame a second: a reader that just missed one waits most of a second for the next.
-  BackgroundPipeline run(smoothing_pipeline("testsrc://32x24@1?frames=100"), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline("testsrc://32x24@1?frames=100"), monitor);
   ASSERT_TRUE(wait_for_snapshot(monitor, [](const RunStats& s) { return s.frames > 0; }, 10.0));
   ASSERT_TRUE(monitor.newest_frame("smooth", std::chrono::milliseconds(static_cast<int>(time_bound(3000)))));
   std::optional<Frame> late;
@@ -329,7 +314,7 @@ TEST_F(RunMonitorTest, AReaderWaitingWhenTheRunEndsIsLetGo) {
 TEST_F(RunMonitorTest, UnknownIdThrows) {
   RunMonitor monitor;
   EXPECT_THROW(monitor.newest_frame("smooth", 0ms), std::invalid_argument);  // no run yet
-  BackgroundPipeline run(smoothing_pipeline("testsrc://32x24@25?frames=10"), monitor);
+  BackgroundPipeline run(paced(), smoothing_pipeline("testsrc://32x24@25?frames=10"), monitor);
   ASSERT_TRUE(wait_for_snapshot(monitor, [](const RunStats& s) { return s.frames > 0; }, 10.0));
   try {
     monitor.newest_frame("smoothe", 0ms);
