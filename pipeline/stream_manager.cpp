@@ -150,6 +150,10 @@ struct StreamManager::Impl {
                   AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind)),
         limiter(capacity_of(options, templates)) {
     if (options.devices.empty()) options.devices.push_back(Device{});
+    // spdlog makes its registry on first use; made here, before any stream thread starts,
+    // so that two streams logging their first line at once do not both make it (libspdlog's
+    // own guard is invisible to ThreadSanitizer, which then reports the registry's level).
+    spdlog::default_logger_raw();
   }
 
   // max_streams, or what this machine's memory holds for the largest of the templates.
@@ -237,7 +241,9 @@ struct StreamManager::Impl {
     } else if (!run.started) {
       state = StreamState::Waiting;
     } else if (run.ended) {
-      state = !run.error.empty() ? StreamState::Failed : run.stop ? StreamState::Draining : StreamState::Finished;
+      // Ended well, or stopped by drain(): either way its outputs are finalized. (Only an
+      // input that ended by itself is saved as finished: a drained one runs again after a restart.)
+      state = !run.error.empty() ? StreamState::Failed : StreamState::Finished;
     } else if (run.stop) {
       state = StreamState::Draining;
     } else if (run.monitor.reconnecting()) {

@@ -108,6 +108,7 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_TRUE(eventually([&] { return manager.get("cam2")->frames > cam2_before + 5; }, 5));
   EXPECT_EQ(manager.get("cam2")->state, StreamState::Running);
 
+  ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 5; }, 10));
   // Removed: at once, shown as draining until its output is finalized, then gone.
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(manager.remove("cam1"));
@@ -165,17 +166,20 @@ TEST_F(StreamManagerTest, AddingAndRemovingStreamsNeverDisturbsTheOthers) {
     const std::string name = "extra" + std::to_string(i % 2);
     manager.put(spec(name));
     ASSERT_TRUE(reaches(manager, name, StreamState::Running)) << name;
+    std::this_thread::sleep_for(200ms);
     manager.put(spec(name, "testsrc://96x64@30?frames=0"));  // replaced once
+    std::this_thread::sleep_for(200ms);
     ASSERT_TRUE(manager.remove(name));
   }
   ASSERT_TRUE(eventually([&] { return manager.list().size() == 1; }, 10));
+  std::this_thread::sleep_for(300ms);  // the last publish (every 100 ms) is in
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto steady = *manager.get("steady");
   EXPECT_EQ(steady.state, StreamState::Running);
   EXPECT_EQ(steady.dropped, 0);
   // Paced at 30 fps: it kept its rate while the others came and went (half of it at least,
   // whatever the machine's load).
-  EXPECT_GT(static_cast<double>(steady.frames - before), 15 * seconds) << seconds;
+  EXPECT_GT(static_cast<double>(steady.frames - before), 15 * seconds) << seconds << " s";
 }
 
 TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
@@ -184,9 +188,13 @@ TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
     StreamSpec live = spec("cam1", "rtsp://admin:hunter2@127.0.0.1:1/live");
     live.decode = {{"reconnect.attempts", "forever"}, {"reconnect.initial_ms", "100"}, {"reconnect.max_ms", "200"}};
     manager.put(live);
+    // Saved before put() returns.
+    ASSERT_EQ(read_stream_state(options_.state_file).size(), 1u);
+    EXPECT_EQ(read_stream_state(options_.state_file)[0].spec.name, "cam1");
     manager.put(spec("clip", "testsrc://64x48@30?frames=10"));
     manager.put(spec("gone"));
     manager.remove("gone");
+    EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);  // and remove() too
     ASSERT_TRUE(reaches(manager, "clip", StreamState::Finished));
     // Marked finished in the file (by the supervisor, a moment later).
     ASSERT_TRUE(eventually(
@@ -291,6 +299,7 @@ TEST_F(StreamManagerTest, DrainFinalizesEveryOutputAndRefusesMore) {
   manager.put(spec("cam2"));
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
   ASSERT_TRUE(reaches(manager, "cam2", StreamState::Running));
+  ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 5 && manager.get("cam2")->frames > 5; }, 10));
   EXPECT_TRUE(manager.info().ready);
   EXPECT_TRUE(manager.drain(std::chrono::milliseconds(static_cast<int>(time_bound(10) * 1000))));
   EXPECT_TRUE(manager.draining());
