@@ -9,9 +9,11 @@ find_package(spdlog REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(Threads REQUIRED)
 # framepipe serve: cpp-httplib (Debian ships a shared library with a pkg-config file) and
-# prometheus-cpp's core (registry, metric families, the text serializer).
+# prometheus-cpp's core (registry, metric families, the text serializer), through its
+# pkg-config file: its CMake package also looks for civetweb and CURL (for the pull and push
+# parts, which framepipe does not use) and would fail where those are absent (the GPU machine).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-find_package(prometheus-cpp REQUIRED COMPONENTS core)
+pkg_check_modules(PROMETHEUS_CPP REQUIRED IMPORTED_TARGET prometheus-cpp-core)
 if(FRAMEPIPE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -33,6 +33,7 @@ void LatencyHistogram::add(double ms) {
   min_ = count_ == 0 ? ms : std::min(min_, ms);
   max_ = count_ == 0 ? ms : std::max(max_, ms);
   ++count_;
+  sum_ += ms;
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
@@ -41,6 +42,17 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
   count_ += other.count_;
+  sum_ += other.sum_;
+}
+
+std::int64_t LatencyHistogram::count_at_most(double bound_ms) const {
+  if (count_ == 0 || !(bound_ms >= min_)) return 0;  // NaN too
+  if (bound_ms >= max_) return count_;
+  // Whole buckets up to the one holding the bound: its other values lie within 1% above it.
+  const std::size_t last = bucket_of(bound_ms);
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i <= last; ++i) seen += counts_[i];
+  return static_cast<std::int64_t>(seen);
 }
 
 double LatencyHistogram::percentile(double p) const {

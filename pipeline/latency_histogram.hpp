@@ -1,7 +1,8 @@
 // Latency of every frame of a run in constant memory: a run on a live camera may last for
 // weeks, so per-frame values are not kept. Buckets grow geometrically by 1% from 1 µs to
 // 10^7 ms (under 19 KB), so a percentile is within 1% of the true value; min and max are
-// exact. One histogram per thread; merge() after the threads are joined.
+// exact, and so is the sum (a Prometheus histogram's _sum). One histogram per thread; merge()
+// after the threads are joined.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,13 @@ class LatencyHistogram {
   std::int64_t count() const { return count_; }
   double min() const { return count_ > 0 ? min_ : 0.0; }
   double max() const { return count_ > 0 ? max_ : 0.0; }
+  // The sum of every value added (ms): with count(), the mean, and a Prometheus _sum.
+  double sum() const { return sum_; }
+  // How many values are <= bound_ms, as a Prometheus histogram's cumulative bucket: every
+  // value <= bound_ms is counted, none above bound_ms * 1.01 (the bucket that holds the bound
+  // is counted whole; below 1 µs, all values under 1 µs are one bucket); 0 below min(), count()
+  // from max() on. Never decreases as the bound grows.
+  std::int64_t count_at_most(double bound_ms) const;
   // Nearest-rank percentile, p in [0, 100]; 0 when empty. Within 1% of the exact value, and
   // never outside [min, max].
   double percentile(double p) const;
@@ -28,6 +36,7 @@ class LatencyHistogram {
   std::int64_t count_ = 0;
   double min_ = 0;
   double max_ = 0;
+  double sum_ = 0;
 };
 
 }  // namespace fp

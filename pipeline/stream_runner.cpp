@@ -27,7 +27,7 @@ struct StreamThread {
 }  // namespace
 
 StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
-                       const RunOptions& options, bool fail_fast, int jobs) {
+                       const RunOptions& options, bool fail_fast, int jobs, const StreamWatch& watch) {
   // One stop flag for all the streams: set from the signal's flag or by a failure under
   // fail_fast. The executors poll it in every wait, as they poll the signal's flag alone.
   std::atomic<bool> stop_all{false};
@@ -64,13 +64,17 @@ StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<D
     s.result.started = true;
     try {
       s.thread = std::thread([&, one = &s] {
+        RunOptions own_options = stream_options;
+        if (watch.monitor) own_options.monitor = watch.monitor(one->index);
+        if (watch.started) watch.started(one->index);
         try {
-          one->result.stats = run_pipeline(stream_pipeline(definition, one->index), one->device, stream_options,
+          one->result.stats = run_pipeline(stream_pipeline(definition, one->index), one->device, own_options,
                                            &one->result.stats);
         } catch (const std::exception& e) {
           one->result.error = mask_uris_in_text(e.what());  // printed, and written to --stats-json
           ++failures;
         }
+        if (watch.ended) watch.ended(one->index, !one->result.error.empty());
         one->done = true;
         limiter.release();
       });
@@ -79,6 +83,7 @@ StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<D
       // threads would fail every next one too).
       s.result.error = std::string("cannot start its thread: ") + e.what();
       ++failures;
+      if (watch.ended) watch.ended(s.index, true);
       s.done = true;
       limiter.release();
       stop_all = true;

@@ -6,12 +6,16 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "pipeline/executor.hpp"
 
 namespace fp {
+
+class RunMonitor;
 
 struct StreamResult {
   std::string name;
@@ -28,6 +32,14 @@ struct StreamsRun {
   bool interrupted = false;           // the signal's flag stopped the run
 };
 
+// A caller watching each stream of the run from other threads (`run --metrics`). Every
+// member is optional; each is called from the stream's own thread.
+struct StreamWatch {
+  std::function<RunMonitor*(std::size_t index)> monitor;  // stream `index`'s run publishes to it
+  std::function<void(std::size_t index)> started;          // it got its place; its run begins
+  std::function<void(std::size_t index, bool failed)> ended;  // its run returned, or failed
+};
+
 // Stream i runs on devices[i % devices.size()] (device: cuda:all or cuda:0,1 spreads them
 // over those GPUs). Streams that never end (endless_streams: live feeds, cameras, endless
 // testsrc) start first and at once, whatever `jobs` (resolve_stream_jobs has left room for
@@ -35,6 +47,6 @@ struct StreamsRun {
 // every running stream and starts no other; each started stream's outputs are finalized
 // whatever happens. The progress line is off (one per stream would garble the terminal).
 StreamsRun run_streams(const PipelineDefinition& definition, const std::vector<Device>& devices,
-                       const RunOptions& options, bool fail_fast, int jobs);
+                       const RunOptions& options, bool fail_fast, int jobs, const StreamWatch& watch = {});
 
 }  // namespace fp

@@ -127,7 +127,9 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     return false;
   }
   bool ok = true;
-  for (std::size_t left = limits_.requests_per_connection; left > 0 && is_running(); --left) {
+  // Until stop() closed svr_sock_ (is_running() stays true until every worker is done, so a
+  // client asking every second, as Prometheus does, would hold stop() for 100 requests).
+  for (std::size_t left = limits_.requests_per_connection; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
     // An idle connection (no request, or none after the last) is closed soon: idle
     // connections cannot pile up and hold the workers.
     if (!wait_for(sock, POLLIN, limits_.idle)) break;

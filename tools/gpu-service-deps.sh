@@ -10,10 +10,8 @@ PREFIX=$(realpath -m "${1:-.gpudeps}")
 [ -f "$PREFIX/env.sh" ] || { echo "gpu-service-deps: $PREFIX/env.sh missing: run ../shared/tools/build-gpu-deps first" >&2; exit 2; }
 # cpp-httplib's headers include OpenSSL's, zlib's and brotli's (Debian builds it with all
 # three), and its pkg-config file requires theirs.
-# The pull and push libraries are never linked, but prometheus-cpp's CMake package file
-# names them, and CMake refuses an imported target whose file is missing.
 packages="libcpp-httplib-dev libcpp-httplib0.11 prometheus-cpp-dev libprometheus-cpp-core1.0
-  libprometheus-cpp-pull1.0 libprometheus-cpp-push1.0 libbrotli1 libbrotli-dev libssl-dev libssl3
+  libbrotli1 libbrotli-dev libssl-dev libssl3
   zlib1g-dev"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; fi

@@ -43,6 +43,51 @@ TEST(LatencyHistogram, SpansMicrosecondsToHoursAndMerges) {
   EXPECT_EQ(a.percentile(0), 0.0);
 }
 
+TEST(LatencyHistogram, SumIsExactAndMerges) {
+  LatencyHistogram a;
+  EXPECT_EQ(a.sum(), 0.0);
+  for (double v : {1.5, 2.25, 40.0}) a.add(v);
+  EXPECT_DOUBLE_EQ(a.sum(), 43.75);
+  LatencyHistogram b;
+  b.add(6.25);
+  a.merge(b);
+  EXPECT_DOUBLE_EQ(a.sum(), 50.0);
+  EXPECT_EQ(a.count(), 4);
+}
+
+// What a Prometheus histogram's cumulative buckets need: everything <= the bound counted,
+// nothing more than 1% above it, exact at the ends, never decreasing.
+TEST(LatencyHistogram, CountAtMostIsCumulativeWithinOnePercent) {
+  LatencyHistogram empty;
+  EXPECT_EQ(empty.count_at_most(100), 0);
+  LatencyHistogram h;
+  for (int i = 1; i <= 1000; ++i) h.add(i * 0.1);  // 0.1 .. 100 ms
+  EXPECT_EQ(h.count_at_most(0.05), 0);    // below the minimum
+  EXPECT_EQ(h.count_at_most(100), 1000);  // the maximum: all
+  EXPECT_EQ(h.count_at_most(1e9), 1000);
+  for (double bound : {0.1, 0.25, 1.0, 5.0, 10.0, 33.3, 50.0, 99.0}) {
+    std::int64_t at_most = 0;
+    std::int64_t within_one_percent = 0;
+    for (int i = 1; i <= 1000; ++i) {
+      if (i * 0.1 <= bound) ++at_most;
+      if (i * 0.1 <= bound * 1.01) ++within_one_percent;
+    }
+    EXPECT_GE(h.count_at_most(bound), at_most) << bound;
+    EXPECT_LE(h.count_at_most(bound), within_one_percent) << bound;
+  }
+  std::int64_t previous = 0;
+  for (double bound = 0.01; bound < 200; bound *= 1.003) {
+    EXPECT_GE(h.count_at_most(bound), previous) << bound;
+    previous = h.count_at_most(bound);
+  }
+  LatencyHistogram tiny;  // values under the lowest bucket (1 µs) are counted by any bound above it
+  tiny.add(0.0);
+  tiny.add(0.0005);
+  tiny.add(20);
+  EXPECT_EQ(tiny.count_at_most(0.001), 2);
+  EXPECT_EQ(tiny.count_at_most(10), 2);
+}
+
 TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   RunStats stats;
   stats.pipeline = "p.yaml";

@@ -23,6 +23,7 @@ struct RunArguments {
   bool fail_fast = false;  // several streams: the first failure stops them all
   int slots = 2;
   int jobs = -1;  // several streams: at most this many at once; 0: derived from memory; -1: the file's `jobs`
+  std::string metrics;  // serve Prometheus metrics there while the run lasts: "PORT" (loopback) or "HOST:PORT"
 };
 
 // `framepipe serve`: the options of serve_command.cpp.

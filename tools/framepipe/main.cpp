@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--fail-fast", run.fail_fast,
                     "With several inputs: the first stream that fails stops the others (default: they go on)");
+  run_cmd->add_option("--metrics", run.metrics,
+                      "Serve Prometheus metrics at http://ADDR/metrics while the run lasts, as `framepipe serve` "
+                      "does (ADDR: PORT listens on 127.0.0.1; HOST:PORT as given; port 0: a free one, printed)");
   run_cmd->add_flag("--realtime", run.realtime,
                     "Release frames at the input's frame rate, as a camera would (files and testsrc; "
                     "the file's `realtime: true` does the same)");

@@ -5,11 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "media/output_target.hpp"
+#include "pipeline/config_error.hpp"
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/file_clashes.hpp"
@@ -18,6 +21,7 @@
 #include "pipeline/stream_runner.hpp"
 #include "pipeline/stream_stats.hpp"
 #include "pipeline/streams.hpp"
+#include "service/run_metrics.hpp"
 #include "stages/registry.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
@@ -48,11 +52,38 @@ bool streams_to_network(const PipelineDefinition& definition) {
   return false;
 }
 
+// --metrics: /metrics for this run, listening before any stream starts (a taken port fails
+// the command before anything is written); null without the option.
+std::unique_ptr<service::RunMetrics> start_run_metrics(const RunArguments& args, const PipelineDefinition& definition,
+                                                       const std::vector<Device>& devices) {
+  if (args.metrics.empty()) return nullptr;
+  service::RunMetricsOptions options;
+  try {
+    options.listen = service::parse_metrics_address(args.metrics);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (definition.streams.empty()) options.streams.push_back(std::filesystem::path(definition.file).stem().string());
+  for (const auto& stream : definition.streams) options.streams.push_back(stream.name);
+  options.capacity = options.streams.size();
+  for (const auto& device : devices)
+    if (device.kind == DeviceKind::Cuda) options.gpus.push_back(device.ordinal);
+  options.version = FRAMEPIPE_VERSION;
+  const service::ListenAddress listen = options.listen;
+  auto metrics = std::make_unique<service::RunMetrics>(std::move(options));
+  if (!args.quiet) {
+    service::ListenAddress bound = listen;
+    bound.port = metrics->port();
+    fmt::print(stderr, "framepipe: metrics on http://{}/metrics\n", bound.to_string());
+  }
+  return metrics;
+}
+
 // Every stream's outputs are finalized whatever happens to the others; a failed stream is
 // named with its error, and the exit code says the worst: 1 when any failed, else 130 when
 // a signal stopped them (streams still waiting then never start), else 0.
 int run_several_streams(const RunArguments& args, const PipelineDefinition& definition,
-                        const std::vector<Device>& devices, const RunOptions& options) {
+                        const std::vector<Device>& devices, const RunOptions& options, service::RunMetrics* metrics) {
   // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
   const auto endless = endless_streams(definition, options.max_frames);
   const int requested = args.jobs >= 0 ? args.jobs : definition.jobs;
@@ -61,7 +92,14 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   const int derived = requested > 0 ? 0 : default_stream_jobs(definition, devices, options);
   const int jobs = resolve_stream_jobs(requested, setting, derived, endless);
   const auto started = std::chrono::steady_clock::now();
-  const StreamsRun run = run_streams(definition, devices, options, args.fail_fast, jobs);
+  StreamWatch watch;
+  if (metrics != nullptr) {
+    metrics->set_capacity(static_cast<std::size_t>(jobs));
+    watch.monitor = [metrics](std::size_t i) { return metrics->monitor(i); };
+    watch.started = [metrics](std::size_t i) { metrics->started(i); };
+    watch.ended = [metrics](std::size_t i, bool failed) { metrics->ended(i, failed); };
+  }
+  const StreamsRun run = run_streams(definition, devices, options, args.fail_fast, jobs, watch);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& results = run.streams;
   bool failed = false;
@@ -167,8 +205,21 @@ int run_command(const RunArguments& args) {
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &stop;
 
-  if (definition.streams.size() > 1) return run_several_streams(args, definition, devices, options);
-  const RunStats stats = run_pipeline(stream_pipeline(definition, 0), device, options);
+  const auto metrics = start_run_metrics(args, definition, devices);
+  if (definition.streams.size() > 1) return run_several_streams(args, definition, devices, options, metrics.get());
+  if (metrics) {
+    options.monitor = metrics->monitor(0);
+    metrics->started(0);
+  }
+  const RunStats stats = [&] {
+    try {
+      return run_pipeline(stream_pipeline(definition, 0), device, options);
+    } catch (...) {
+      if (metrics) metrics->ended(0, true);
+      throw;
+    }
+  }();
+  if (metrics) metrics->ended(0, false);
   // Written after every output is finalized; a failure here loses none of them.
   if (!args.stats_json.empty()) {
     try {

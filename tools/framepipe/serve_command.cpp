@@ -19,6 +19,7 @@
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"
 #include "service/listen_address.hpp"
+#include "service/metrics.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -91,6 +92,15 @@ int serve_command(const ServeArguments& args) {
 
   StreamManager manager(manager_options(args, std::move(templates)));
 
+  // GET /metrics: the streams' families read from the manager at each scrape (metrics.hpp).
+  service::StreamMetricsSource metrics_source;
+  metrics_source.version = FRAMEPIPE_VERSION;
+  metrics_source.streams = [&manager] { return manager.list(); };
+  metrics_source.manager = [&manager] { return manager.info(); };
+  for (const auto& device : resolve_devices(args.device))
+    if (device.kind == DeviceKind::Cuda) metrics_source.gpus.push_back(device.ordinal);
+  service::Metrics metrics(std::move(metrics_source));
+
   std::atomic<bool> drain_asked{false};
   service::ApiServiceOptions api_options;
   api_options.http.listen = listen;
@@ -99,6 +109,8 @@ int serve_command(const ServeArguments& args) {
   api_options.version = FRAMEPIPE_VERSION;
   api_options.devices = describe_devices();
   api_options.on_drain = [&] { drain_asked = true; };
+  api_options.metrics = [&metrics] { return metrics.scrape(); };
+  api_options.on_request = [&metrics](const std::string& route, int status) { metrics.count_request(route, status); };
   service::ApiService api(manager, std::move(api_options));
   const int port = api.start();
   fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());

@@ -1,0 +1,183 @@
+#include "service/stream_metrics.hpp"
+
+#include <map>
+#include <utility>
+
+#include "service/gpu_memory.hpp"
+#include "stages/registry.hpp"
+
+namespace fp::service {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+const std::vector<double> kLatencyBucketsSeconds = {0.005, 0.01, 0.02, 0.033, 0.05, 0.1,
+                                                    0.25,  0.5,  1.0,  2.5,   5.0,  10.0};
+
+namespace {
+
+constexpr StreamState kAllStates[] = {StreamState::Waiting,      StreamState::Starting, StreamState::Running,
+                                      StreamState::Reconnecting, StreamState::Finished, StreamState::Failed,
+                                      StreamState::Draining};
+
+}  // namespace
+
+namespace {
+
+MetricFamily family(std::string name, std::string help, MetricType type) {
+  return MetricFamily{std::move(name), std::move(help), type, {}};
+}
+
+ClientMetric labelled(std::vector<ClientMetric::Label> labels) {
+  ClientMetric metric;
+  metric.label = std::move(labels);
+  return metric;
+}
+
+void add_gauge(MetricFamily& f, std::vector<ClientMetric::Label> labels, double value) {
+  auto metric = labelled(std::move(labels));
+  metric.gauge.value = value;
+  f.metric.push_back(std::move(metric));
+}
+
+void add_counter(MetricFamily& f, std::vector<ClientMetric::Label> labels, double value) {
+  auto metric = labelled(std::move(labels));
+  metric.counter.value = value;
+  f.metric.push_back(std::move(metric));
+}
+
+StageRole role_of(const StageTiming& stage) {
+  const StageSpec* spec = find_stage(stage.type);
+  return spec != nullptr ? spec->role : StageRole::Process;
+}
+
+// The sink's id in the pipeline: a run of several streams names its stages "STREAM/ID".
+std::string output_label(const std::string& stream, const std::string& stage_id) {
+  const std::string prefix = stream + "/";
+  return stage_id.rfind(prefix, 0) == 0 ? stage_id.substr(prefix.size()) : stage_id;
+}
+
+ClientMetric latency_histogram(const std::string& stream, const LatencyHistogram& latency_ms) {
+  auto metric = labelled({{"stream", stream}});
+  metric.histogram.sample_count = static_cast<std::uint64_t>(latency_ms.count());
+  metric.histogram.sample_sum = latency_ms.sum() / 1000.0;
+  for (double bound : kLatencyBucketsSeconds)
+    metric.histogram.bucket.push_back(
+        {static_cast<std::uint64_t>(latency_ms.count_at_most(bound * 1000.0)), bound});
+  return metric;  // the serializer adds le="+Inf" (the count)
+}
+
+// The families of one kind, filled stream by stream below.
+struct StreamFamilies {
+  MetricFamily up = family("framepipe_stream_up", "1 while the stream's frames flow (running), else 0.",
+                           MetricType::Gauge);
+  MetricFamily state = family("framepipe_stream_state",
+                              "The stream's state: 1 for the state it is in, 0 for the others.",
+                              MetricType::Gauge);
+  MetricFamily decoded = family("framepipe_frames_decoded_total",
+                                "Frames the stream's sources decoded (dropped ones included).",
+                                MetricType::Counter);
+  MetricFamily output = family("framepipe_frames_output_total",
+                               "Frames an output wrote; output is the sink stage's id in the pipeline.",
+                               MetricType::Counter);
+  MetricFamily dropped = family("framepipe_frames_dropped_total",
+                                "Frames left out: input_behind (a source's queue was full), output_behind (an "
+                                "output's queue was full), skipped_to_live (already waiting when a live input "
+                                "was opened).",
+                                MetricType::Counter);
+  MetricFamily reconnects = family("framepipe_source_reconnects_total",
+                                   "Times a source's input was lost and came back.", MetricType::Counter);
+  MetricFamily decode_errors = family("framepipe_decode_errors_total",
+                                      "Damaged packets skipped and frames decoded with concealed errors.",
+                                      MetricType::Counter);
+  MetricFamily latency = family("framepipe_frame_latency_seconds",
+                                "Time from a frame's arrival at the source to its write by an output.",
+                                MetricType::Histogram);
+
+  void add(const StreamStatus& stream) {
+    const auto& name = stream.name;
+    add_gauge(up, {{"stream", name}}, stream_up(stream.state) ? 1 : 0);
+    for (StreamState s : kAllStates)
+      add_gauge(state, {{"stream", name}, {"state", stream_state_name(s)}}, s == stream.state ? 1 : 0);
+    std::int64_t frames_decoded = 0, input_behind = 0, output_behind = 0, skipped = 0, reconnected = 0,
+                 damaged = 0;
+    for (const auto& stage : stream.stats.stages) {
+      switch (role_of(stage)) {
+        case StageRole::Source:
+          frames_decoded += stage.frames;
+          input_behind += stage.frames_dropped;
+          skipped += stage.frames_skipped_to_live;
+          damaged += stage.decode_errors.total();
+          if (stage.reconnect) reconnected += stage.reconnect->reconnects;
+          break;
+        case StageRole::Sink:
+          add_counter(output, {{"stream", name}, {"output", output_label(name, stage.id)}}, static_cast<double>(stage.frames));
+          output_behind += stage.frames_dropped;
+          break;
+        case StageRole::Process:
+          break;
+      }
+    }
+    add_counter(decoded, {{"stream", name}}, static_cast<double>(frames_decoded));
+    add_counter(dropped, {{"stream", name}, {"reason", "input_behind"}}, static_cast<double>(input_behind));
+    add_counter(dropped, {{"stream", name}, {"reason", "output_behind"}}, static_cast<double>(output_behind));
+    add_counter(dropped, {{"stream", name}, {"reason", "skipped_to_live"}}, static_cast<double>(skipped));
+    add_counter(reconnects, {{"stream", name}}, static_cast<double>(reconnected));
+    add_counter(decode_errors, {{"stream", name}}, static_cast<double>(damaged));
+    latency.metric.push_back(latency_histogram(name, stream.stats.latency_ms));
+  }
+};
+
+}  // namespace
+
+bool stream_up(StreamState state) { return state == StreamState::Running; }
+
+StreamCollector::StreamCollector(StreamMetricsSource source) : source_(std::move(source)) {}
+
+std::vector<MetricFamily> StreamCollector::Collect() const {
+  const std::vector<StreamStatus> streams = source_.streams();
+  const ManagerInfo info = source_.manager();
+  std::vector<MetricFamily> families;
+
+  auto build = family("framepipe_build_info", "The framepipe version serving these metrics (always 1).",
+                      MetricType::Gauge);
+  add_gauge(build, {{"version", source_.version}}, 1);
+  families.push_back(std::move(build));
+
+  auto by_state = family("framepipe_streams", "Streams in each state.", MetricType::Gauge);
+  for (StreamState s : kAllStates) {
+    const auto it = info.streams_by_state.find(stream_state_name(s));
+    add_gauge(by_state, {{"state", stream_state_name(s)}}, it != info.streams_by_state.end() ? it->second : 0);
+  }
+  families.push_back(std::move(by_state));
+
+  auto capacity = family("framepipe_stream_capacity", "The most streams this process runs at once.",
+                         MetricType::Gauge);
+  add_gauge(capacity, {}, static_cast<double>(info.capacity));
+  families.push_back(std::move(capacity));
+
+  StreamFamilies per_stream;
+  for (const auto& stream : streams) per_stream.add(stream);
+  for (auto* f : {&per_stream.up, &per_stream.state, &per_stream.decoded, &per_stream.output, &per_stream.dropped,
+                  &per_stream.reconnects, &per_stream.decode_errors, &per_stream.latency})
+    families.push_back(std::move(*f));
+
+  auto stage_seconds = family("framepipe_stage_seconds_total",
+                              "Busy time of each stage type, summed over every stream this process has run "
+                              "(removed ones included).",
+                              MetricType::Counter);
+  for (const auto& [type, seconds] : stage_seconds_.update(streams)) add_counter(stage_seconds, {{"stage", type}}, seconds);
+  families.push_back(std::move(stage_seconds));
+
+  auto gpu_memory = family("framepipe_gpu_memory_used_bytes",
+                           "Device memory in use on a GPU the streams run on (the whole device, as nvidia-smi shows).",
+                           MetricType::Gauge);
+  for (int ordinal : source_.gpus)
+    if (auto used = gpu_memory_used_bytes(ordinal))
+      add_gauge(gpu_memory, {{"gpu", std::to_string(ordinal)}}, static_cast<double>(*used));
+  if (!gpu_memory.metric.empty()) families.push_back(std::move(gpu_memory));
+  return families;
+}
+
+}  // namespace fp::service

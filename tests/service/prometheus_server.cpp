@@ -1,0 +1,61 @@
+#include "tests/service/prometheus_server.hpp"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "tests/service/promtool.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  int port = 0;
+  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+    port = ntohs(address.sin_port);
+  if (fd >= 0) close(fd);
+  return port;
+}
+
+PrometheusServer::PrometheusServer(const std::filesystem::path& dir, const std::vector<std::string>& targets,
+                                   double ready_seconds)
+    : port_(free_port()) {
+  std::ofstream config(dir / "prometheus.yml");
+  config << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+            "scrape_configs:\n  - job_name: framepipe\n    static_configs:\n      - targets: [";
+  for (std::size_t i = 0; i < targets.size(); ++i) config << (i ? ", " : "") << "'" << targets[i] << "'";
+  config << "]\n";
+  config.close();
+  process_ = std::make_unique<BackgroundRun>(
+      dir, "prometheus",
+      std::vector<std::string>{"--config.file=" + (dir / "prometheus.yml").string(),
+                               "--storage.tsdb.path=" + (dir / "tsdb").string(),
+                               "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
+      "prometheus.log");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(ready_seconds));
+  while (std::chrono::steady_clock::now() < deadline && process_->alive()) {
+    if (curl_get("http://127.0.0.1:" + std::to_string(port_) + "/-/ready", 2).exit_code == 0) {
+      ready_ = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+std::string PrometheusServer::query(const std::string& expr) const {
+  const auto result = curl_post_form("http://127.0.0.1:" + std::to_string(port_) + "/api/v1/query", "query", expr, 5);
+  return result.exit_code == 0 ? result.output : "";
+}
+
+}  // namespace fp::test

@@ -1,0 +1,34 @@
+// A real Prometheus server (Debian's `prometheus`) for a test: its own config and storage
+// in the test's folder, on a free loopback port, scraping the given targets every second.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/background_run.hpp"
+
+namespace fp::test {
+
+// A loopback TCP port free now (bound and released: another process could take it between).
+int free_port();
+
+class PrometheusServer {
+ public:
+  // Starts it and waits (up to `ready_seconds`) for /-/ready; check ready() after.
+  PrometheusServer(const std::filesystem::path& dir, const std::vector<std::string>& targets,
+                   double ready_seconds = 30);
+  bool ready() const { return ready_; }
+  std::string log() const { return process_->output(); }
+  // GET /api/v1/query?query=EXPR: the response's JSON text ("" when it did not answer).
+  std::string query(const std::string& expr) const;
+
+ private:
+  int port_ = 0;
+  bool ready_ = false;
+  std::unique_ptr<BackgroundRun> process_;
+};
+
+}  // namespace fp::test
