@@ -55,6 +55,25 @@ std::int64_t LatencyHistogram::count_at_most(double bound_ms) const {
   return static_cast<std::int64_t>(seen);
 }
 
+LatencyHistogram LatencyHistogram::since(const LatencyHistogram& earlier) const {
+  LatencyHistogram window;
+  std::size_t lowest = counts_.size();
+  std::size_t highest = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    const std::uint64_t added = counts_[i] - std::min(counts_[i], earlier.counts_[i]);
+    window.counts_[i] = added;
+    window.count_ += static_cast<std::int64_t>(added);
+    if (added == 0) continue;
+    lowest = std::min(lowest, i);
+    highest = i;
+  }
+  if (window.count_ == 0) return window;
+  window.sum_ = std::max(0.0, sum_ - earlier.sum_);
+  window.min_ = std::clamp(middle_of(lowest), min_, max_);
+  window.max_ = std::clamp(middle_of(highest), min_, max_);
+  return window;
+}
+
 double LatencyHistogram::percentile(double p) const {
   if (count_ == 0) return 0.0;
   const double rank = std::ceil(std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(count_));

@@ -30,6 +30,10 @@ class LatencyHistogram {
   // Nearest-rank percentile, p in [0, 100]; 0 when empty. Within 1% of the exact value, and
   // never outside [min, max].
   double percentile(double p) const;
+  // The values added since `earlier`, an earlier copy of this same histogram: the latency of
+  // a recent window (a service shows the last seconds, not a camera's whole week). Its min
+  // and max are those of the buckets that hold them (within 1%), kept inside this one's.
+  LatencyHistogram since(const LatencyHistogram& earlier) const;
 
  private:
   std::vector<std::uint64_t> counts_;

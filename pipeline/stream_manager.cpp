@@ -41,6 +41,10 @@ using namespace std::chrono_literals;
 
 constexpr auto kSupervisorInterval = 250ms;
 constexpr auto kFpsWindow = 3s;          // fps is measured over this much of the recent past
+// Recent latency: the histogram as it was about kLatencyWindow ago is kept (one copy every
+// kLatencySampleEvery, ~19 KB each) and subtracted from the current one.
+constexpr auto kLatencyWindow = 10s;
+constexpr auto kLatencySampleEvery = 2s;
 constexpr auto kHeartbeatLimit = 5s;     // a run whose graph thread was silent longer is not alive
 constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
 constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
@@ -89,6 +93,7 @@ struct Run {
   Clock::time_point started_at{};
   Clock::duration heartbeat_limit = kHeartbeatLimit;
   std::deque<std::pair<Clock::time_point, std::int64_t>> samples;  // (when, frames), for fps
+  std::deque<std::pair<Clock::time_point, LatencyHistogram>> latency_samples;  // for recent latency
   double fps = 0;
 };
 
@@ -276,6 +281,13 @@ struct StreamManager::Impl {
     status.dropped = status.stats.frames_dropped;
     status.latency_p50_ms = status.stats.latency_ms.percentile(50);
     status.latency_p99_ms = status.stats.latency_ms.percentile(99);
+    if (!run.ended && !run.latency_samples.empty()) {
+      const auto& [then, earlier] = run.latency_samples.front();
+      const LatencyHistogram recent = status.stats.latency_ms.since(earlier);
+      status.latency_recent_p50_ms = recent.percentile(50);
+      status.latency_recent_p99_ms = recent.percentile(99);
+      status.latency_recent_seconds = std::chrono::duration<double>(Clock::now() - then).count();
+    }
     status.reconnects = reconnects_of(status.stats);
     status.last_error = !run.rejected.empty() ? run.rejected : run.ended ? run.error : std::string();
     status.outputs = run.plan.outputs;
@@ -319,7 +331,12 @@ struct StreamManager::Impl {
         save = true;
       }
       if (!run->started || run->ended) continue;
-      run->samples.emplace_back(now, run->monitor.snapshot().frames);
+      RunStats published = run->monitor.snapshot();
+      run->samples.emplace_back(now, published.frames);
+      if (run->latency_samples.empty() || now - run->latency_samples.back().first >= kLatencySampleEvery)
+        run->latency_samples.emplace_back(now, std::move(published.latency_ms));
+      while (run->latency_samples.size() > 2 && now - run->latency_samples[1].first >= kLatencyWindow)
+        run->latency_samples.pop_front();
       while (run->samples.size() > 2 && now - run->samples[1].first >= kFpsWindow) run->samples.pop_front();
       const auto& [then, frames_then] = run->samples.front();
       const double seconds = std::chrono::duration<double>(now - then).count();

@@ -53,6 +53,11 @@ struct StreamStatus {
   std::int64_t dropped = 0;         // by every source's and sink's queue
   double latency_p50_ms = 0;
   double latency_p99_ms = 0;
+  // The same over the last ~10 s (latency_recent_seconds: the window it covers): what the
+  // stream does now, which a week of history would hide.
+  double latency_recent_p50_ms = 0;
+  double latency_recent_p99_ms = 0;
+  double latency_recent_seconds = 0;
   std::int64_t reconnects = 0;
   std::string last_error;           // masked; empty when none
   std::vector<std::string> outputs;  // the files and URLs it writes (masked)

@@ -122,5 +122,22 @@ TEST(RunStats, JsonHasFramesFpsTimesAndCodecs) {
   EXPECT_NE(stats_summary(stats).find("libx264 -> o.mp4"), std::string::npos);
 }
 
+TEST(LatencyHistogram, SinceGivesTheRecentWindowAlone) {
+  LatencyHistogram h;
+  for (int i = 0; i < 1000; ++i) h.add(100.0);  // an old burst of slow frames
+  const LatencyHistogram earlier = h;
+  EXPECT_EQ(h.since(earlier).count(), 0);
+  EXPECT_EQ(h.since(earlier).percentile(99), 0.0);
+  for (int i = 1; i <= 100; ++i) h.add(i * 0.1);  // then 0.1 .. 10 ms
+  const LatencyHistogram recent = h.since(earlier);
+  EXPECT_EQ(recent.count(), 100);
+  EXPECT_NEAR(recent.sum(), 505.0, 1e-6);
+  EXPECT_NEAR(recent.percentile(50), 5.0, 0.05);   // the old 100 ms frames are not in it
+  EXPECT_NEAR(recent.percentile(99), 9.9, 0.1);
+  EXPECT_NEAR(recent.max(), 10.0, 0.1);
+  EXPECT_NEAR(recent.min(), 0.1, 0.001);
+  EXPECT_GT(h.percentile(50), 99.0);  // the whole history still has them
+}
+
 }  // namespace
 }  // namespace fp
