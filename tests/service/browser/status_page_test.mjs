@@ -1,0 +1,179 @@
+// The status page in a real browser: Debian's headless Chromium, driven by playwright-core
+// (no browser download). Creates two streams through the API, opens GET / and waits — bounded —
+// until the page lists both as running and each one's thumbnail <img> has loaded a real
+// picture (naturalWidth > 0). Fails otherwise, printing what the page showed.
+//
+//   node status_page_test.mjs --framepipe BUILD/bin/framepipe --pipeline PIPELINE.yaml
+//       starts its own `framepipe serve` (loopback, with a bearer token: the page has to send
+//       it, from #token=..., on every request and fetch the thumbnails as blobs)
+//   node status_page_test.mjs --url http://127.0.0.1:8080 [--token TOKEN] [--pipeline-name NAME]
+//       against a server that is already running
+//   either with --screenshot FILE.png: the page as an operator sees it, once the wait is over
+//
+// Exit status: 0 pass, 1 fail (the reason on stderr), 2 bad arguments or set-up.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startServer } from "./framepipe_server.mjs";
+
+const { values: opt } = parseArgs({
+  options: {
+    framepipe: { type: "string" },
+    pipeline: { type: "string" },
+    url: { type: "string" },
+    token: { type: "string" },
+    "pipeline-name": { type: "string" },
+    screenshot: { type: "string" },
+    chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
+    "timeout-s": { type: "string", default: "60" },
+  },
+});
+
+// Every bound scaled like the C++ tests' (tests/time_bound.hpp): slower builds set the scale.
+const scale = Math.max(1, Number(process.env.FRAMEPIPE_TEST_TIME_SCALE) || 1);
+const bound = (seconds) => seconds * 1000 * scale;
+const STREAMS = ["page-a", "page-b"];
+// Small, paced (the template has realtime: true), endless: running until the test removes it.
+const INPUT = "testsrc://320x180@15?frames=0&noise=10";
+
+function usage(message) {
+  console.error(`status_page_test: ${message}`);
+  process.exit(2);
+}
+
+if (Number(process.versions.node.split(".")[0]) < 20) usage(`node ${process.version}: playwright-core needs node 20 or newer`);
+let chromium;
+try {
+  ({ chromium } = await import("playwright-core"));
+} catch (e) {
+  usage(`playwright-core is not installed in ${path.dirname(new URL(import.meta.url).pathname)} ` +
+        `(${e.code || e.message}): tools/setup.sh installs it (npm ci)`);
+}
+if (!fs.existsSync(opt.chromium)) usage(`no Chromium at ${opt.chromium}: tools/setup.sh installs Debian's chromium`);
+
+async function api(base, token, method, route, body) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(base + route, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(bound(10)),
+  });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+// What the page shows, read from its DOM: each card's name, state text, and its thumbnail.
+function readPage() {
+  return [...document.querySelectorAll("[data-stream]")].map((card) => {
+    const img = card.querySelector("img.snapshot");
+    return {
+      name: card.dataset.stream,
+      state: card.querySelector(".state")?.textContent ?? null,
+      fps: card.querySelector('[data-field="fps"]')?.textContent ?? null,
+      error: card.querySelector(".error")?.textContent ?? "",
+      thumbnail: img ? { complete: img.complete, naturalWidth: img.naturalWidth, shown: img.classList.contains("has-frame"),
+                         src: img.getAttribute("src") || "" } : null,
+    };
+  });
+}
+
+function satisfied(seen) {
+  return STREAMS.every((name) => {
+    const card = seen.find((c) => c.name === name);
+    return card && card.state === "running" && card.thumbnail && card.thumbnail.complete &&
+           card.thumbnail.naturalWidth > 0 && card.thumbnail.shown;
+  });
+}
+
+async function main() {
+  let server = null;
+  let base = opt.url;
+  let token = opt.token || "";
+  let pipelineName = opt["pipeline-name"];
+  if (!base) {
+    if (!opt.framepipe || !opt.pipeline) usage("give --url URL, or --framepipe BIN --pipeline FILE to start a server");
+    token = token || `page-test-${process.pid}-${Date.now()}`;
+    try {
+      server = await startServer({ framepipe: opt.framepipe, pipelines: [opt.pipeline], token, readyWithinMs: bound(30) });
+    } catch (e) {
+      console.error(`status_page_test: FAILED: ${e.message}`);
+      process.exit(1);
+    }
+    base = server.url;
+    pipelineName = pipelineName || path.basename(opt.pipeline).replace(/\.[^.]*$/, "");
+  }
+  if (!pipelineName) usage("--pipeline-name NAME: which of the server's templates the streams use");
+
+  const problems = [];
+  let browser = null;
+  let seen = [];
+  const pageErrors = [];
+  try {
+    for (const name of STREAMS) {
+      const put = await api(base, token, "PUT", `/v1/streams/${name}`, { pipeline: pipelineName, uri: INPUT });
+      if (put.status !== 201 && put.status !== 200) throw new Error(`PUT /v1/streams/${name}: ${put.status} ${put.text}`);
+    }
+
+    browser = await chromium.launch({
+      executablePath: opt.chromium,
+      // Chromium's sandbox needs an unprivileged user: as root (CI and these containers run as
+      // root) Chromium refuses to start without --no-sandbox. The page it loads is our own,
+      // from loopback, so the sandbox protects nothing here.
+      args: process.getuid && process.getuid() === 0 ? ["--no-sandbox"] : [],
+      timeout: bound(30),
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A script error or a Content-Security-Policy refusal is a broken page even when the
+    // streams show (the CSP is served with the page: it must allow what the page does).
+    page.on("pageerror", (e) => pageErrors.push(`script error: ${e.message}`));
+    page.on("console", (m) => {
+      if (m.type() === "error" && /Content.Security.Policy/i.test(m.text())) pageErrors.push(`CSP: ${m.text()}`);
+    });
+    const response = await page.goto(base + "/" + (token ? `#token=${encodeURIComponent(token)}` : ""), { timeout: bound(15) });
+    const type = response.headers()["content-type"] || "";
+    if (response.status() !== 200 || !/^text\/html/.test(type)) problems.push(`GET / answered ${response.status()} ${type}`);
+    if (!response.headers()["content-security-policy"]) problems.push("GET / has no Content-Security-Policy header");
+
+    const deadline = Date.now() + bound(Number(opt["timeout-s"]));
+    for (;;) {
+      seen = await page.evaluate(readPage);
+      if (satisfied(seen) || Date.now() > deadline) break;
+      await page.waitForTimeout(250);
+    }
+    if (!satisfied(seen)) {
+      problems.push(`within ${bound(Number(opt["timeout-s"])) / 1000} s the page did not show ${STREAMS.join(" and ")} ` +
+                    "as running, each with a loaded thumbnail (naturalWidth > 0)");
+      problems.push(`banner: ${JSON.stringify(await page.evaluate(() => document.getElementById("problem-text")?.textContent ?? null))}`);
+    }
+    // The token is taken out of the address bar once read.
+    if (token && page.url().includes(token)) problems.push(`the token stayed in the address bar: ${page.url()}`);
+    problems.push(...pageErrors);
+    if (opt.screenshot) {
+      await page.screenshot({ path: opt.screenshot, fullPage: true });
+      console.log(`status_page_test: screenshot in ${opt.screenshot}`);
+    }
+  } catch (e) {
+    problems.push(e.message);
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    for (const name of STREAMS) await api(base, token, "DELETE", `/v1/streams/${name}`).catch(() => {});
+  }
+
+  console.log(`status_page_test: the page showed ${JSON.stringify(seen, null, 1)}`);
+  if (server) {
+    const exited = await server.stop();
+    if (problems.length) console.error(`framepipe serve's output:\n${server.log()}`);
+    if (exited && exited.code !== 0) problems.push(`framepipe serve ended with ${JSON.stringify(exited)} after SIGTERM (drain should exit 0)`);
+  }
+  if (problems.length) {
+    console.error("status_page_test: FAILED\n  " + problems.join("\n  "));
+    process.exit(1);
+  }
+  console.log("status_page_test: passed (both streams running on the page, both thumbnails loaded)");
+}
+
+const hardLimit = setTimeout(() => {
+  console.error("status_page_test: FAILED: still running after its overall bound; something hung");
+  process.exit(1);
+}, bound(Number(opt["timeout-s"]) + 120));
+hardLimit.unref();
+await main();
