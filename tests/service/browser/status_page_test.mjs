@@ -69,7 +69,7 @@ function readPage() {
       name: card.dataset.stream,
       state: card.querySelector(".state")?.textContent ?? null,
       fps: card.querySelector('[data-field="fps"]')?.textContent ?? null,
-      error: card.querySelector(".error")?.textContent ?? "",
+      error: card.querySelector(".last-error")?.textContent ?? "",
       thumbnail: img ? { complete: img.complete, naturalWidth: img.naturalWidth, shown: img.classList.contains("has-frame"),
                          src: img.getAttribute("src") || "" } : null,
     };
@@ -139,7 +139,21 @@ async function main() {
       if (satisfied(seen) || Date.now() > deadline) break;
       await page.waitForTimeout(250);
     }
-    if (!satisfied(seen)) {
+    if (satisfied(seen)) {
+      // Refreshed, not loaded once: each thumbnail is replaced by a newer frame (a new blob)
+      // within a few of the page's refresh periods, and stays loaded through the swap.
+      const first = new Map(seen.map((card) => [card.name, card.thumbnail.src]));
+      const refreshed = (cards) => STREAMS.every((name) => {
+        const card = cards.find((c) => c.name === name);
+        return card && card.thumbnail.src !== first.get(name) && card.thumbnail.naturalWidth > 0;
+      });
+      const until = Date.now() + bound(15);
+      while (!refreshed(seen) && Date.now() < until) {
+        await page.waitForTimeout(250);
+        seen = await page.evaluate(readPage);
+      }
+      if (!refreshed(seen)) problems.push(`within ${bound(15) / 1000} s the thumbnails of ${STREAMS.join(" and ")} were not replaced by newer frames`);
+    } else {
       problems.push(`within ${bound(Number(opt["timeout-s"])) / 1000} s the page did not show ${STREAMS.join(" and ")} ` +
                     "as running, each with a loaded thumbnail (naturalWidth > 0)");
       problems.push(`banner: ${JSON.stringify(await page.evaluate(() => document.getElementById("problem-text")?.textContent ?? null))}`);
@@ -158,7 +172,8 @@ async function main() {
     for (const name of STREAMS) await api(base, token, "DELETE", `/v1/streams/${name}`).catch(() => {});
   }
 
-  console.log(`status_page_test: the page showed ${JSON.stringify(seen, null, 1)}`);
+  console.log(`status_page_test: the page showed ${seen.length} stream(s):` +
+              seen.map((card) => "\n  " + JSON.stringify(card)).join(""));
   if (server) {
     const exited = await server.stop();
     if (problems.length) console.error(`framepipe serve's output:\n${server.log()}`);
