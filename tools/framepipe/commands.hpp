@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "pipeline/config_loader.hpp"
 
@@ -23,7 +25,22 @@ struct RunArguments {
   int jobs = -1;  // several streams: at most this many at once; 0: derived from memory; -1: the file's `jobs`
 };
 
+// `framepipe serve`: the options of serve_command.cpp.
+struct ServeArguments {
+  std::vector<std::string> pipelines;  // template files, each named by its stem
+  std::string listen = "127.0.0.1:8080";
+  std::string token_file;
+  std::string state_file;
+  std::size_t max_streams = 0;
+  std::vector<std::string> allow_roots;
+  std::string output_root;        // "": the current directory
+  double drain_timeout = 30;      // seconds
+  std::string device = "auto";
+  std::string deepstream_pipeline;  // "": the first pipeline file's
+};
+
 int run_command(const RunArguments& args);
+int serve_command(const ServeArguments& args);
 int validate_command(const std::string& file, const ConfigOverrides& overrides, bool quiet);
 int stages_command(const std::string& name);
 int probe_command(const std::string& uri);

@@ -67,6 +67,36 @@ int main(int argc, char** argv) {
                     "Release frames at the input's frame rate, as a camera would (files and testsrc; "
                     "the file's `realtime: true` does the same)");
 
+  fp::cli::ServeArguments serve;
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "Run as a service: streams added, replaced and removed at runtime over an HTTP API");
+  serve_cmd->add_option("PIPELINE", serve.pipelines, "Pipeline YAML files: the templates streams run, each named by its file's stem")
+      ->required();
+  serve_cmd->add_option("--listen", serve.listen,
+                        "Address to serve on: HOST:PORT, [IPv6]:PORT or :PORT (port 0: any free one); anything but a "
+                        "loopback address needs --token-file")
+      ->capture_default_str();
+  serve_cmd->add_option("--token-file", serve.token_file,
+                        "A file holding the bearer token every request must carry (Authorization: Bearer TOKEN)");
+  serve_cmd->add_option("--state", serve.state_file,
+                        "Keep the streams in this file (written on every change, read at start: a restart brings them back)");
+  serve_cmd->add_option("--max-streams", serve.max_streams,
+                        "At most N streams at once (default, or 0: as many as this machine's memory holds)");
+  serve_cmd->add_option("--allow-root", serve.allow_roots,
+                        "A folder whose files (file://, plain paths, v4l2://) streams may read (repeatable; default: "
+                        "only network inputs and testsrc://)")
+      ->allow_extra_args(false);
+  serve_cmd->add_option("--output-root", serve.output_root,
+                        "The folder every output path is relative to, and stays in (default: the current directory)");
+  serve_cmd->add_option("--drain-timeout", serve.drain_timeout,
+                        "Seconds a drain (SIGTERM, Ctrl-C, POST /v1/drain) may take to finalize every stream (else exit 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd->add_option("--device", serve.device, "Run the streams on auto, cpu, cuda, cuda:N, cuda:N,M or cuda:all")
+      ->capture_default_str();
+  serve_cmd->add_option("--deepstream-pipeline", serve.deepstream_pipeline,
+                        "The template DeepStream's POST /api/v1/stream/add runs (default: the first pipeline file's)");
+
   std::string validate_file;
   fp::ConfigOverrides validate_overrides;
   bool validate_quiet = false;
@@ -113,10 +143,11 @@ int main(int argc, char** argv) {
 
   // Before anything slow (reading the pipeline, opening inputs): Ctrl-C at any point of a run
   // or a probe is the same orderly interruption, exit 130.
-  if (*run_cmd || *probe_cmd) fp::cli::install_interrupt_handler();
+  // For serve, the first signal drains the streams and a second one ends at once.
+  if (*run_cmd || *probe_cmd || *serve_cmd) fp::cli::install_interrupt_handler();
   // A run's outputs may be pipes: one whose reader leaves must fail alone. (The listings
   // keep SIGPIPE's default, so `framepipe stages | head` ends quietly as other tools do.)
-  if (*run_cmd) fp::cli::ignore_broken_pipe_signal();
+  if (*run_cmd || *serve_cmd) fp::cli::ignore_broken_pipe_signal();
 
   // framepipe reports every failure itself, as one line naming the file and the reason.
   // Every line masked: never a password or passphrase (masked_logs.hpp).
@@ -124,6 +155,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run_cmd) return fp::cli::run_command(run);
+    if (*serve_cmd) return fp::cli::serve_command(serve);
     if (*validate_cmd) return fp::cli::validate_command(validate_file, validate_overrides, validate_quiet);
     if (*stages_cmd) return fp::cli::stages_command(stage_name);
     if (*probe_cmd) return fp::cli::probe_command(probe_uri);

@@ -1,0 +1,44 @@
+// Everything `framepipe serve` answers over HTTP, put together on one listener: the API
+// (stream_routes, probe_routes, deepstream_routes) and the two hooks the other parts plug
+// into — a metrics renderer for GET /metrics and the status page for GET / — plus a
+// per-request observer (what the request metrics count).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/stream_manager.hpp"
+#include "service/http_server.hpp"
+#include "service/service_context.hpp"
+
+namespace fp::service {
+
+struct ApiServiceOptions {
+  HttpServerOptions http;
+  std::string default_pipeline;      // PUT without "pipeline", DeepStream's add
+  std::string version;               // GET /v1/info
+  std::vector<std::string> devices;  // GET /v1/info
+  std::function<std::string()> metrics;  // GET /metrics: Prometheus text format; unset: 404
+  std::string page;                      // GET /: the status page (HTML); empty: 404
+  HttpServer::RequestObserver on_request;
+  std::function<void()> on_drain;    // POST /v1/drain was asked (after /readyz turned 503)
+};
+
+class ApiService {
+ public:
+  ApiService(StreamManager& manager, ApiServiceOptions options);
+  // Binds and serves; the port (the one taken for port 0). Throws std::runtime_error.
+  int start();
+  void stop();
+  // From now on /readyz says 503 and adds are refused with 503 "draining" (a signal's drain).
+  void begin_drain();
+
+ private:
+  ApiServiceOptions options_;
+  ServiceContext context_;
+  HttpServer server_;
+};
+
+}  // namespace fp::service

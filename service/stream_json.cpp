@@ -1,0 +1,115 @@
+#include "service/stream_json.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <regex>
+
+#include "media/stream_uri.hpp"
+#include "service/json_response.hpp"
+
+namespace fp::service {
+
+using nlohmann::json;
+
+std::string iso8601_utc(std::chrono::system_clock::time_point time) {
+  if (time == std::chrono::system_clock::time_point{}) return "";
+  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(time);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(time - seconds).count();
+  const std::time_t t = std::chrono::system_clock::to_time_t(seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03}Z", text, millis);
+}
+
+json stream_json(const StreamStatus& s) {
+  json outputs = json::array();
+  for (const auto& output : s.outputs) outputs.push_back(mask_credentials(output));
+  return {
+      {"name", s.name},
+      {"pipeline", s.pipeline},
+      // The manager masks it already; masked again here so that no path to a client skips it.
+      {"uri", mask_credentials(s.uri)},
+      {"state", stream_state_name(s.state)},
+      {"since", iso8601_utc(s.since)},
+      {"frames", s.frames},
+      {"fps", s.fps},
+      {"dropped", s.dropped},
+      {"latency", {{"p50_ms", s.latency_p50_ms}, {"p99_ms", s.latency_p99_ms}}},
+      {"reconnects", s.reconnects},
+      {"last_error", s.last_error.empty() ? json(nullptr) : json(mask_uris_in_text(s.last_error))},
+      {"outputs", outputs},
+  };
+}
+
+void check_stream_name(const std::string& name) {
+  static const std::regex valid("[A-Za-z0-9._-]{1,64}");
+  if (!std::regex_match(name, valid))
+    throw HttpError(400, fmt::format("stream name '{}': expected 1 to 64 of A-Z a-z 0-9 . _ -",
+                                     name.size() > 80 ? name.substr(0, 80) + "..." : name));
+}
+
+std::string yaml_text(const json& value) {
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    // A plain word stays plain (max_energy, cuda:0); anything YAML could read otherwise is
+    // quoted, and a JSON string is also a YAML double-quoted string.
+    static const std::regex plain("[A-Za-z_/][A-Za-z0-9_./:-]*");
+    static const std::regex reserved("(true|false|yes|no|on|off|null|~)", std::regex::icase);
+    if (std::regex_match(text, plain) && !std::regex_match(text, reserved)) return text;
+  }
+  // Numbers, booleans, arrays and objects: JSON is YAML's flow style.
+  return value.dump();
+}
+
+namespace {
+
+std::map<std::string, std::string> yaml_map(const json& body, const std::string& key) {
+  const auto& object = body.at(key);
+  if (!object.is_object())
+    throw HttpError(400, fmt::format("{}: expected an object of {} -> value, got {}", key,
+                                     key == "set" ? "STAGE.PARAM" : "PARAM", object.type_name()));
+  std::map<std::string, std::string> values;
+  for (const auto& [name, value] : object.items()) {
+    if (value.is_null() || value.is_object())
+      throw HttpError(400, fmt::format("{}.{}: expected a number, string, boolean or list, got {}", key, name,
+                                       value.type_name()));
+    values[name] = yaml_text(value);
+  }
+  return values;
+}
+
+}  // namespace
+
+StreamSpec stream_spec_from_json(const std::string& name, const std::string& body, const std::string& default_pipeline) {
+  json parsed;
+  try {
+    parsed = json::parse(body);
+  } catch (const json::parse_error& e) {
+    // Only the position: the parser's own message quotes the text, which may hold a password.
+    throw HttpError(400, fmt::format("request body: not valid JSON (at byte {})", e.byte));
+  }
+  if (!parsed.is_object()) throw HttpError(400, fmt::format("request body: expected a JSON object, got {}", parsed.type_name()));
+  for (const auto& [key, value] : parsed.items())
+    if (key != "pipeline" && key != "uri" && key != "set" && key != "decode")
+      throw HttpError(400, fmt::format("{}: unknown key (expected pipeline, uri, set, decode)", key));
+  StreamSpec spec;
+  spec.name = name;
+  spec.pipeline = default_pipeline;
+  if (parsed.contains("pipeline")) {
+    if (!parsed["pipeline"].is_string())
+      throw HttpError(400, fmt::format("pipeline: expected a string, got {}", parsed["pipeline"].type_name()));
+    spec.pipeline = parsed["pipeline"].get<std::string>();
+  }
+  if (!parsed.contains("uri")) throw HttpError(400, "uri: missing (the stream's input: rtsp://..., testsrc://...)");
+  if (!parsed["uri"].is_string()) throw HttpError(400, fmt::format("uri: expected a string, got {}", parsed["uri"].type_name()));
+  spec.uri = parsed["uri"].get<std::string>();
+  if (spec.uri.empty()) throw HttpError(400, "uri: empty");
+  if (parsed.contains("set")) spec.sets = yaml_map(parsed, "set");
+  if (parsed.contains("decode")) spec.decode = yaml_map(parsed, "decode");
+  return spec;
+}
+
+}  // namespace fp::service

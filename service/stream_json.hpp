@@ -1,0 +1,31 @@
+// The API's JSON for streams: a StreamStatus rendered, and a PUT body read into a StreamSpec.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pipeline/stream_manager.hpp"
+
+namespace fp::service {
+
+// "2026-11-26T12:00:00.123Z".
+std::string iso8601_utc(std::chrono::system_clock::time_point time);
+
+// name, pipeline, uri (masked), state, since, frames, fps, dropped, latency {p50_ms, p99_ms},
+// reconnects, last_error (null when none), outputs.
+nlohmann::json stream_json(const StreamStatus& status);
+
+// True for [A-Za-z0-9._-]{1,64}; throws HttpError 400 naming the rule otherwise.
+void check_stream_name(const std::string& name);
+
+// The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},
+// "decode": {"PARAM": value}}. A missing pipeline is `default_pipeline`. Throws HttpError 400
+// for text that is not JSON (the body is never quoted back: it holds the URI's password),
+// an unknown key, or a value of the wrong type, naming the key.
+StreamSpec stream_spec_from_json(const std::string& name, const std::string& body, const std::string& default_pipeline);
+
+// A JSON value as the YAML text `--set` takes: 8, true, max_energy, [1, 2], "a b".
+std::string yaml_text(const nlohmann::json& value);
+
+}  // namespace fp::service

@@ -1,0 +1,130 @@
+// `framepipe serve`: the stream manager behind the HTTP API (service/), until a signal or
+// POST /v1/drain asks it to drain: then every stream finalizes its outputs and the process
+// exits 0, or 1 naming the streams that did not finish within --drain-timeout. A second
+// signal ends the process at once (interrupt.hpp).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "pipeline/config_error.hpp"
+#include "pipeline/device.hpp"
+#include "pipeline/stream_manager.hpp"
+#include "service/api_service.hpp"
+#include "service/bearer_token.hpp"
+#include "service/listen_address.hpp"
+#include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/interrupt.hpp"
+
+namespace fp::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Template name (the file's stem) -> file; two files of one stem are a usage error.
+std::map<std::string, fs::path> pipeline_templates(const std::vector<std::string>& files) {
+  std::map<std::string, fs::path> templates;
+  for (const auto& file : files) {
+    const std::string name = fs::path(file).stem().string();
+    const auto [it, added] = templates.emplace(name, file);
+    if (!added)
+      throw UsageError(fmt::format("{} and {} are both named '{}' (a template is named by its file's stem): rename one",
+                                   it->second.string(), file, name));
+  }
+  return templates;
+}
+
+service::ListenAddress listen_address(const ServeArguments& args) {
+  try {
+    return service::parse_listen_address(args.listen);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+std::string bearer_token(const ServeArguments& args, const service::ListenAddress& listen) {
+  if (args.token_file.empty()) {
+    if (!listen.loopback())
+      throw UsageError(fmt::format("--listen {} is reachable from other machines: give --token-file FILE (a bearer "
+                                   "token every request must carry), or listen on 127.0.0.1",
+                                   args.listen));
+    return "";
+  }
+  try {
+    return service::read_token_file(args.token_file);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates) {
+  StreamManagerOptions options;
+  options.pipelines = std::move(templates);
+  for (const auto& root : args.allow_roots) options.roots.allow_roots.push_back(fs::absolute(root));
+  options.roots.output_root = fs::absolute(args.output_root.empty() ? fs::current_path() : fs::path(args.output_root));
+  options.max_streams = args.max_streams;
+  options.devices = resolve_devices(args.device);
+  options.run.progress = false;
+  options.state_file = args.state_file;
+  return options;
+}
+
+}  // namespace
+
+int serve_command(const ServeArguments& args) {
+  const std::atomic<bool>& signalled = install_interrupt_handler();
+  auto templates = pipeline_templates(args.pipelines);
+  const auto listen = listen_address(args);
+  const std::string token = bearer_token(args, listen);
+  const std::string default_pipeline =
+      args.deepstream_pipeline.empty() ? fs::path(args.pipelines.front()).stem().string() : args.deepstream_pipeline;
+  if (!templates.count(default_pipeline))
+    throw UsageError(fmt::format("--deepstream-pipeline {}: no pipeline file of that name (the names are the files' stems)",
+                                 default_pipeline));
+
+  StreamManager manager(manager_options(args, std::move(templates)));
+
+  std::atomic<bool> drain_asked{false};
+  service::ApiServiceOptions api_options;
+  api_options.http.listen = listen;
+  api_options.http.token = token;
+  api_options.default_pipeline = default_pipeline;
+  api_options.version = FRAMEPIPE_VERSION;
+  api_options.devices = describe_devices();
+  api_options.on_drain = [&] { drain_asked = true; };
+  service::ApiService api(manager, std::move(api_options));
+  const int port = api.start();
+  fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());
+  std::fflush(stderr);
+
+  while (!signalled.load() && !drain_asked.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  api.begin_drain();  // /readyz 503 and adds refused before the first stream is stopped
+  const auto streams = manager.list();
+  fmt::print(stderr, "framepipe serve: draining {} stream{} (at most {} s; a second signal ends at once)\n",
+             streams.size(), streams.size() == 1 ? "" : "s", args.drain_timeout);
+  std::fflush(stderr);
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.drain_timeout * 1000));
+  const bool finished = manager.drain(timeout);
+  api.stop();
+  if (!finished) {
+    std::vector<std::string> late;
+    for (const auto& status : manager.list())
+      if (status.state != StreamState::Finished && status.state != StreamState::Failed) late.push_back(status.name);
+    fmt::print(stderr, "framepipe serve: error: drain timed out after {} s; not finished: {}\n", args.drain_timeout,
+               late.empty() ? std::string("(none listed)") : fmt::format("{}", fmt::join(late, ", ")));
+    std::fflush(stderr);
+    // The manager's destructor would wait for those streams without a limit: end here.
+    _exit(kRuntimeError);
+  }
+  fmt::print(stderr, "framepipe serve: drained; every stream's outputs finalized\n");
+  return kOk;
+}
+
+}  // namespace fp::cli
