@@ -19,6 +19,7 @@
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"
 #include "service/listen_address.hpp"
+#include "service/status_page.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -99,6 +100,7 @@ int serve_command(const ServeArguments& args) {
   api_options.version = FRAMEPIPE_VERSION;
   api_options.devices = describe_devices();
   api_options.on_drain = [&] { drain_asked = true; };
+  api_options.page = std::string(service::status_page_html());
   service::ApiService api(manager, std::move(api_options));
   const int port = api.start();
   fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());
