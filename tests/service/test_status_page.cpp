@@ -29,8 +29,14 @@ std::string header(std::string_view name) {
 TEST(StatusPage, IsTheSourceTreesPage) {
   const std::string source = read_file(FRAMEPIPE_SOURCE_DIR "/service/status_page.html");
   ASSERT_FALSE(source.empty());
-  EXPECT_EQ(fp::service::status_page_html(), source)
-      << "the embedded page differs from service/status_page.html: the build did not regenerate it";
+  const std::string_view embedded = fp::service::status_page_html();
+  if (embedded != source) {
+    std::size_t at = 0;
+    while (at < embedded.size() && at < source.size() && embedded[at] == source[at]) ++at;
+    ADD_FAILURE() << "the embedded page (" << embedded.size() << " bytes) differs from service/status_page.html ("
+                  << source.size() << " bytes) from byte " << at << ": the build did not regenerate it\n  embedded: "
+                  << embedded.substr(at, 60) << "\n  source:   " << source.substr(at, 60);
+  }
   EXPECT_TRUE(source.starts_with("<!doctype html>"));
 }
 
