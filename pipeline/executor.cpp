@@ -22,6 +22,7 @@
 #include "pipeline/output_paths.hpp"
 #include "pipeline/pacer.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/run_monitor.hpp"
 
 namespace fp {
 
@@ -45,6 +46,7 @@ std::string message_of(const std::exception_ptr& error) {
 }
 
 struct Node {
+  std::size_t index = 0;  // in the graph (and the stats), the pipeline's order
   const GraphNode* graph = nullptr;
   std::unique_ptr<Stage> stage;
   VideoInfo info;
@@ -64,6 +66,21 @@ struct Node {
   StageRole role() const { return graph->spec->role; }
 };
 
+// When a thread next publishes to the RunMonitor: each thread keeps its own, so that a frame
+// costs a clock read, and a copy of its counters only every kPublishInterval.
+class PublishThrottle {
+ public:
+  bool due() {
+    const auto now = Clock::now();
+    if (now < next_) return false;
+    next_ = now + RunMonitor::kPublishInterval;
+    return true;
+  }
+
+ private:
+  Clock::time_point next_{};
+};
+
 // The graph's work for the frame in one slot. Every frame that work reads or writes is
 // owned here until retire() has waited for the slot: the sources' host frames (on CUDA their
 // upload may still be pending: released early, a decoder would reuse the buffer and the
@@ -74,12 +91,14 @@ struct SlotWork {
   std::vector<Frame> sources;                        // the frames the sources delivered, by node index
   std::vector<Frame> frames;                         // every node's output, by node index
   std::vector<std::pair<int, Frame>> deliveries;     // (sink node, host frame)
+  std::vector<std::pair<int, Frame>> shown;          // (node, host frame) a RunMonitor reader waits for
   std::chrono::steady_clock::time_point arrival{};   // the frame's, for latency without sinks
 
   void release() {
     sources.clear();
     frames.clear();
     deliveries.clear();
+    shown.clear();
   }
 };
 
@@ -94,9 +113,16 @@ class Run {
     slot_work_.resize(static_cast<std::size_t>(slots_->count()));
     for (const auto& g : graph_.nodes()) {
       Node node;
+      node.index = nodes_.size();
       node.graph = &g;
-      node.stage = g.spec->create(g.stage->params, StageContext{g.stage->id, device, slots_->count(),
-                                                                    static_cast<int>(options.queue_depth), options.stop});
+      StageContext context{g.stage->id, device, slots_->count(), static_cast<int>(options.queue_depth), options.stop};
+      // A source's reconnects show as the stream reconnecting; an output's (a receiver gone)
+      // do not: the stream itself goes on.
+      if (options.monitor != nullptr && g.spec->role == StageRole::Source)
+        context.reconnect_observer = [monitor = options.monitor, index = node.index](const ReconnectEvent& event) {
+          monitor->reconnect_event(index, event);
+        };
+      node.stage = g.spec->create(g.stage->params, context);
       node.timing.id = g.stage->id;
       node.timing.type = g.stage->type;
       for (const auto& param : g.spec->params) {
@@ -116,8 +142,18 @@ class Run {
   RunStats execute() {
     started_ = Clock::now();
     const auto start = started_;
+    // Whatever way the run ends, its watchers see the stats it returns (or leaves in
+    // stats_on_failure), and readers waiting for a frame are let go.
+    struct EndMonitor {
+      Run& run;
+      ~EndMonitor() {
+        if (run.monitor_ != nullptr) run.monitor_->end(run.stats_);
+      }
+    } end_monitor{*this};
+    begin_monitor();
     try {
       set_up();
+      publish_graph(true);  // the inputs are open: a heartbeat again
     } catch (...) {
       finalize();
       // An open that gave up because a stop was requested (a silent server, say) is the
@@ -146,6 +182,57 @@ class Run {
   const RunStats& stats() const { return stats_; }
 
  private:
+  // Tells the monitor the nodes before any thread starts. Every node's id can be asked for
+  // frames; a sink's gives its input's.
+  void begin_monitor() {
+    if (monitor_ == nullptr) return;
+    std::vector<StageTiming> stages;
+    std::vector<std::string> ids;
+    std::vector<std::size_t> frame_of;
+    for (const auto& n : nodes_) {
+      stages.push_back(n.timing);
+      ids.push_back(n.timing.id);
+      frame_of.push_back(n.role() == StageRole::Sink ? static_cast<std::size_t>(n.graph->inputs[0]) : n.index);
+    }
+    monitor_->begin(stages, ids, stats_.outputs, frame_of);
+    publish_graph(true);
+  }
+
+  // The graph thread's share: the processing stages, the run's totals and the heartbeat.
+  void publish_graph(bool force = false) {
+    if (monitor_ == nullptr || !(graph_publish_.due() || force)) return;
+    for (const auto& n : nodes_)
+      if (n.role() == StageRole::Process) monitor_->publish_stage(n.index, n.timing, nullptr, true);
+    monitor_->publish_run(stats_.frames, frames_dropped(), stats_.first_frame_seconds, true,
+                          has_sinks() ? nullptr : &stats_.latency_ms);
+  }
+
+  // A source thread's share: what it counts, and what only it may ask its source. Not
+  // enqueue_ms, which the graph's thread adds to (the final stats have it).
+  void publish_source(Node& n, PublishThrottle& throttle, bool force = false) {
+    if (monitor_ == nullptr || !(throttle.due() || force)) return;
+    StageTiming timing;
+    timing.id = n.timing.id;
+    timing.type = n.timing.type;
+    timing.decoder = n.timing.decoder;
+    timing.drop_policy = n.timing.drop_policy;
+    timing.frames = n.timing.frames;
+    timing.total_ms = n.timing.total_ms;
+    timing.decode_errors = n.source().decode_errors();
+    timing.frames_skipped_to_live = n.source().frames_skipped_to_live();
+    timing.frames_dropped = n.queue->dropped();
+    timing.reconnect = n.source().reconnect_stats();
+    monitor_->publish_stage(n.index, timing, nullptr, true);
+  }
+
+  // A sink thread's share: its timing, drops and latencies.
+  void publish_sink(Node& n, PublishThrottle& throttle, bool force = false) {
+    if (monitor_ == nullptr || !(throttle.due() || force)) return;
+    StageTiming timing = n.timing;
+    timing.frames_dropped = n.queue->dropped();
+    monitor_->publish_stage(n.index, timing, &n.latency_ms, true);
+  }
+
   // Opens sources, prepares the processing stages in graph order, then opens the sinks, so
   // a source or stage that fails creates no output file.
   void set_up() {
@@ -265,6 +352,7 @@ class Run {
   void source_loop(Node& n) {
     Clock::time_point last_drop_warning{};
     std::int64_t warned_drops = 0;
+    PublishThrottle publish;
     try {
       Pacer pacer(n.info);
       for (std::int64_t count = 0; !stopping_; ++count) {
@@ -285,16 +373,22 @@ class Run {
         }
         if (!n.queue->push(std::move(*frame), n.overflow)) break;
         if (n.overflow != BoundedQueue<Frame>::Overflow::Wait) warn_of_drops(n, last_drop_warning, warned_drops);
+        publish_source(n, publish);
       }
     } catch (...) {
       // The frames decoded before the failure (damaged input, a size change) are still
       // queued: they go through the graph first, then the error ends the run.
       n.source_error = std::current_exception();
     }
+    try {
+      publish_source(n, publish, true);
+    } catch (...) {  // a statistic that cannot be read is not the run's failure
+    }
     n.queue->close();
   }
 
   void sink_loop(Node& n) {
+    PublishThrottle publish;
     try {
       Frame frame;
       for (;;) {
@@ -309,7 +403,9 @@ class Run {
         n.latency_ms.add(latency);
         n.last_latency_ms->store(latency, std::memory_order_relaxed);
         frame = Frame{};  // return the buffers to their pools now, not at the next frame
+        publish_sink(n, publish);
       }
+      publish_sink(n, publish, true);
     } catch (...) {
       // This output is left out (its frames dropped); the others go on.
       output_failed(n, std::current_exception());
@@ -370,6 +466,9 @@ class Run {
           work.frames[i] = slots_->to_device(sources_of[i], slot);
           n.timing.enqueue_ms += ms_since(t0);
           work.arrival = sources_of[i].arrival;
+          // A decoded host frame is shown as it is; an NVDEC frame as the stages see it.
+          if (monitor_ != nullptr && monitor_->frame_wanted(n.index))
+            show(work, i, sources_of[i].location == MemoryLocation::Host ? sources_of[i] : work.frames[i], slot);
         } else if (n.role() == StageRole::Process) {
           std::vector<Frame> inputs;
           for (int in : n.graph->inputs) inputs.push_back(work.frames[in]);
@@ -379,6 +478,7 @@ class Run {
           slots_->end_stage(slot, i);
           n.timing.enqueue_ms += ms_since(t0);
           ++n.timing.frames;
+          if (monitor_ != nullptr && monitor_->frame_wanted(n.index)) show(work, i, work.frames[i], slot);
         } else {
           // A sink fed straight by a source takes the decoded host frame: no round trip. (A
           // frame NVDEC decoded is on the device already, and its I420 form is the node's.)
@@ -405,6 +505,13 @@ class Run {
     work.pending = true;
   }
 
+  // A reader of the monitor waits for node `node`'s next frame: its host copy joins the
+  // slot's work like a sink's (on CUDA a download on the slot's stream, read only after the
+  // slot's wait in retire()). The stream never waits for the reader.
+  void show(SlotWork& work, int node, const Frame& frame, int slot) {
+    work.shown.emplace_back(node, slots_->to_host(frame, slot));
+  }
+
   // Waits for the slot's frame, runs its completions and hands its outputs to the sinks.
   void retire(int slot, ProgressLine& progress) {
     auto& work = slot_work_[static_cast<std::size_t>(slot)];
@@ -421,6 +528,9 @@ class Run {
     work.sources.clear();  // the device is done with them: back to their pools
     work.frames.clear();
     slots_->context(slot).run_completions();
+    // The downloads are complete (the slot's wait above): the monitor copies the frames.
+    for (auto& [node, frame] : work.shown) monitor_->deliver_frame(static_cast<std::size_t>(node), std::move(frame));
+    work.shown.clear();
     for (auto& [sink, frame] : work.deliveries)
       if (!output_left_out(nodes_[sink]) && !nodes_[sink].queue->push(std::move(frame), nodes_[sink].overflow) &&
           !output_left_out(nodes_[sink]))
@@ -430,6 +540,7 @@ class Run {
     if (!has_sinks())
       stats_.latency_ms.add(std::chrono::duration<double, std::milli>(Clock::now() - work.arrival).count());
     progress.update(stats_.frames, frames_dropped(), latest_latency_ms(work.arrival));
+    publish_graph();
   }
 
   // Retires the oldest slot still in flight, if any (slots retire in the order they were
@@ -454,6 +565,7 @@ class Run {
       Node& n = nodes_[i];
       if (n.role() != StageRole::Source) continue;
       for (;;) {
+        publish_graph();  // also the heartbeat while the input is idle (every poll at most)
         note_side_output_failures();
         if (error_pending() || every_output_failed()) return false;
         if (stop_requested()) {
@@ -644,6 +756,8 @@ class Run {
 
   PipelineGraph graph_;  // points into the definition, which outlives the run
   RunOptions options_;
+  RunMonitor* monitor_ = options_.monitor;  // null: nothing published
+  PublishThrottle graph_publish_;           // the graph's thread's
   // Destroyed after the nodes and the slots' work: its destructor waits for the device.
   std::unique_ptr<FrameSlots> slots_;
   std::vector<Node> nodes_;

@@ -17,6 +17,7 @@
 namespace fp {
 
 class FrameContext;
+class RunMonitor;
 
 // Points where tests can step into a run, to make rare timings certain (a slow copy, a
 // thread that cannot start). Empty in production.
@@ -38,6 +39,9 @@ struct RunOptions {
   bool realtime = false;         // release each source's frames at their frame rate (files, testsrc)
   DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does (auto: oldest when live)
   const std::atomic<bool>* stop = nullptr;  // set from a signal handler to stop early
+  // Watches the run from other threads (framepipe serve): published stats, reconnects, a
+  // node's frames on demand. Null: nothing is published (a null check per frame and thread).
+  RunMonitor* monitor = nullptr;
   RunHooks hooks;                           // tests only
 };
 

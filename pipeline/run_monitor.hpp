@@ -10,10 +10,12 @@
 // publish is a short copy under a mutex, at most every kPublishInterval per node.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -44,7 +46,9 @@ class RunMonitor {
   // True while a source is between a lost stream and its first frame back (a reconnect).
   bool reconnecting() const;
   // The last time the graph's thread published (it does so at least every second while the
-  // run is alive, frames or not); Clock::time_point{} before its first publish.
+  // run is alive, frames or not); Clock::time_point{} before its first publish. The first
+  // comes before the inputs are opened, the next once they are: opening a network input
+  // (bounded by its timeout_ms) is the one stretch without a heartbeat.
   Clock::time_point last_heartbeat() const;
   // The ids of the nodes whose frames newest_frame() can give (every source and processing
   // stage; a sink gives the frame it writes, i.e. its input's), in the pipeline's order.
@@ -59,31 +63,53 @@ class RunMonitor {
   // ---- the executor (its own threads, as said above) ----
 
   // Once, on the graph's thread, before any thread starts: the nodes, in the pipeline's order.
+  // `frame_of` (as long as frame_nodes, or empty: each its own) says whose output each frame
+  // node gives, as an index into frame_nodes: a sink gives its input's frame. Starts afresh
+  // (a monitor may watch one run after another).
   void begin(const std::vector<StageTiming>& stages, const std::vector<std::string>& frame_nodes,
-             const std::vector<std::string>& outputs);
+             const std::vector<std::string>& outputs, const std::vector<std::size_t>& frame_of = {});
   // Node `index`'s timing as its owning thread sees it; a sink also gives its latencies.
   // Copied at most every kPublishInterval unless `force` (the thread's last publish).
   void publish_stage(std::size_t index, const StageTiming& timing, const LatencyHistogram* latency = nullptr,
                      bool force = false);
   // The run's totals, from the graph's thread; also the heartbeat.
-  void publish_run(std::int64_t frames, std::int64_t frames_dropped, double first_frame_seconds, bool force = false);
+  // `latency`: the run's own latencies, for a run without sinks (else the sinks give theirs).
+  void publish_run(std::int64_t frames, std::int64_t frames_dropped, double first_frame_seconds, bool force = false,
+                   const LatencyHistogram* latency = nullptr);
   // A source's reconnect events as they happen (from the source's thread).
   void reconnect_event(std::size_t index, const ReconnectEvent& event);
   // Graph thread: is someone waiting for node `id`'s next frame? (One atomic load.)
   bool frame_wanted(std::size_t frame_node) const;
-  // Graph thread: the host frame asked for (its download has completed).
+  // Graph thread: the host frame asked for (its download has completed). The monitor keeps
+  // its own copy, so the frame's buffers (a decoder's or a stage's fixed pool) go back at once.
   void deliver_frame(std::size_t frame_node, Frame frame);
+  // The run is over (finished, failed or stopped), from the graph's thread: `final_stats` is
+  // what the run returns, which snapshot() gives from now on; waiting readers get nullopt.
+  void end(const RunStats& final_stats);
+  // True between begin() and end().
+  bool running() const;
 
  private:
-  struct Published;
+  bool due(std::size_t slot, bool force);  // under mutex_: throttles publishes
+  std::size_t frame_node_index(const std::string& id) const;  // under mutex_; throws
+
+
   mutable std::mutex mutex_;
   std::condition_variable frame_arrived_;
   RunStats stats_;
-  std::vector<LatencyHistogram> sink_latency_;  // by node index; merged in snapshot()
+  bool running_ = false;
+  bool ended_ = false;
+  std::uint64_t generation_ = 0;  // begin() counts runs: a reader of an earlier run leaves
+  std::size_t wanted_count_ = 0;  // wanted_'s length (the graph's thread reads it unlocked)
+  Clock::time_point began_{};
+  std::vector<std::optional<LatencyHistogram>> sink_latency_;  // by node index; merged in snapshot()
   std::vector<Clock::time_point> last_publish_;  // by node index; the run's at the end
   std::vector<int> reconnecting_;                // by node index: 1 while lost
   std::vector<std::string> frame_nodes_;
-  std::vector<int> wanted_;                  // by frame node: readers waiting
+  std::vector<std::size_t> frame_of_;  // by frame node: the frame node whose output it gives
+  // By frame node: readers waiting. Atomic, so that the graph's thread asks without the lock;
+  // made in begin(), before the executor's threads start (never resized while they run).
+  std::unique_ptr<std::atomic<int>[]> wanted_;
   std::vector<std::optional<Frame>> frames_;  // by frame node: delivered, not yet taken
   std::vector<std::uint64_t> deliveries_;     // by frame node: frames delivered so far
   Clock::time_point heartbeat_{};

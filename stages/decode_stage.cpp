@@ -17,9 +17,9 @@ namespace {
 
 class DecodeStage final : public SourceStage {
  public:
-  DecodeStage(std::string uri, SourceOptions options, Device device)
+  DecodeStage(std::string uri, SourceOptions options, Device device, ReconnectListener observer)
       : uri_(std::move(uri)), name_(mask_credentials(uri_)), options_(std::move(options)), device_(device),
-        error_log_(name_) {}
+        error_log_(name_), observer_(std::move(observer)) {}
 
   VideoInfo open() override {
     // Decoded frames go to the GPU next when the pipeline runs there: NVDEC decodes them
@@ -32,7 +32,12 @@ class DecodeStage final : public SourceStage {
     } else {
       options_.decode = DecodeMode::Software;  // auto: the CPU pipeline reads host frames
     }
-    options_.on_reconnect = reconnect_logger(name_, options_.reconnect);
+    // The log line first, then whoever watches the run (the stream's state in a service).
+    options_.on_reconnect = [log = reconnect_logger(name_, options_.reconnect),
+                             observer = observer_](const ReconnectEvent& event) {
+      log(event);
+      if (observer) observer(event);
+    };
     source_ = open_source(uri_, options_);
     return source_->info();
   }
@@ -63,6 +68,7 @@ class DecodeStage final : public SourceStage {
   SourceOptions options_;
   Device device_;
   DecodeErrorLog error_log_;
+  ReconnectListener observer_;
   std::unique_ptr<FrameSource> source_;
 };
 
@@ -126,7 +132,8 @@ StageSpec decode_stage_spec() {
     options.reconnect = reconnect_policy(params, is_live_uri(params.text("uri")));
     // Queued, in the slots, one in the graph's hands and one the source is pushing.
     options.frames_held = context.queue_depth + context.slots + 2;
-    return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device);
+    return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device,
+                                         context.reconnect_observer);
   };
   return spec;
 }

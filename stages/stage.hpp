@@ -41,6 +41,10 @@ struct StageContext {
   // The run's stop request (Ctrl-C, SIGTERM), or null. Blocking work outside the executor's
   // threads — opening a network input on the graph's thread — polls it to give up at once.
   const std::atomic<bool>* stop = nullptr;
+  // Sources that reconnect: told of every reconnect event after the stage's own log line
+  // (the executor forwards them to its RunMonitor, which shows the stream reconnecting).
+  // Empty: nobody else listens.
+  ReconnectListener reconnect_observer;
 };
 
 enum class StageRole { Source, Process, Sink };

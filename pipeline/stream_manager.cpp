@@ -1,0 +1,576 @@
+// The stream manager: desired state (the map of specs, saved to the state file) apart from
+// what runs (a Run per executor, on its own thread). One supervisor thread looks at every
+// run a few times a second: it measures fps, starts streams waiting for a place, marks file
+// inputs that ended as finished (saved, so a restart does not redo them), and joins the
+// threads of runs that ended.
+//
+// Locking: one mutex guards the maps and every Run's non-atomic fields. A Run's thread
+// touches only its atomics, its monitor (thread-safe) and, before it sets `ended`, its
+// result; readers look at the result only once `ended` is set. Saving the state file takes
+// save_mutex (then, briefly, the mutex to copy the specs), never the other way round, so a
+// slow disk holds up no reader.
+#include "pipeline/stream_manager.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
+#include "pipeline/run_monitor.hpp"
+#include "pipeline/stream_jobs.hpp"
+#include "pipeline/stream_limiter.hpp"
+#include "pipeline/stream_state_file.hpp"
+#include "pipeline/stream_template.hpp"
+#include "stages/registry.hpp"
+
+namespace fp {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr auto kSupervisorInterval = 250ms;
+constexpr auto kFpsWindow = 3s;          // fps is measured over this much of the recent past
+constexpr auto kHeartbeatLimit = 5s;     // a run whose graph thread was silent longer is not alive
+constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
+constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
+
+}  // namespace
+
+const char* stream_state_name(StreamState state) {
+  switch (state) {
+    case StreamState::Waiting: return "waiting";
+    case StreamState::Starting: return "starting";
+    case StreamState::Running: return "running";
+    case StreamState::Reconnecting: return "reconnecting";
+    case StreamState::Finished: return "finished";
+    case StreamState::Failed: return "failed";
+    case StreamState::Draining: return "draining";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// One run of one spec: from put() until its thread has ended and been joined.
+struct Run {
+  StreamSpec spec;
+  StreamPlan plan;
+  Device device;
+  std::uint64_t order = 0;  // put order: streams waiting for a place start in it
+
+  RunMonitor monitor;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> ended{false};
+  std::atomic<bool> owns_place{false};  // holds one of the limiter's places (given back once)
+  std::shared_ptr<Run> predecessor;     // its thread only: the run whose outputs it takes over
+  std::thread thread;
+  // Written by the run's thread before `ended`, read after it.
+  RunStats result;
+  std::string error;
+
+  // Under Impl::mutex.
+  bool started = false;
+  bool removed = false;            // remove(): forgotten once ended
+  bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
+  std::string rejected;            // restored from the state file but no longer valid: failed with this
+  StreamState state = StreamState::Waiting;
+  std::chrono::system_clock::time_point since = std::chrono::system_clock::now();
+  Clock::time_point started_at{};
+  Clock::duration heartbeat_limit = kHeartbeatLimit;
+  std::deque<std::pair<Clock::time_point, std::int64_t>> samples;  // (when, frames), for fps
+  double fps = 0;
+};
+
+std::int64_t reconnects_of(const RunStats& stats) {
+  std::int64_t total = 0;
+  for (const auto& stage : stats.stages)
+    if (stage.reconnect) total += stage.reconnect->reconnects;
+  return total;
+}
+
+// A frame went through the graph, or a source has decoded one.
+bool has_frames(const RunStats& stats) {
+  if (stats.frames > 0) return true;
+  for (const auto& stage : stats.stages)
+    if (stage.frames > 0) return true;
+  return false;
+}
+
+// How long the run's graph thread may be silent: a second of heartbeats, or the time an
+// input may take to open (twice its timeout_ms, the one stretch without a heartbeat).
+Clock::duration heartbeat_limit(const PipelineDefinition& definition) {
+  Clock::duration limit = kHeartbeatLimit;
+  for (const auto& stage : definition.stages)
+    if (stage.type == "decode" && stage.params.has("timeout_ms"))
+      limit = std::max<Clock::duration>(limit, std::chrono::milliseconds(2 * stage.params.integer("timeout_ms")) + 2s);
+  return limit;
+}
+
+// The stage whose frames an output writes: the input of the first sink.
+std::string first_output_node(const PipelineDefinition& definition) {
+  for (const auto& stage : definition.stages)
+    if (const StageSpec* spec = find_stage(stage.type); spec && spec->role == StageRole::Sink && !stage.inputs.empty())
+      return stage.inputs.front();
+  return "";
+}
+
+}  // namespace
+
+struct StreamManager::Impl {
+  StreamManagerOptions options;
+  StreamTemplates templates;
+  StreamLimiter limiter;
+
+  mutable std::mutex mutex;
+  std::condition_variable wake;  // a run ended, or the manager is closing
+  std::map<std::string, std::shared_ptr<Run>> streams;  // the desired state
+  std::vector<std::shared_ptr<Run>> retiring;           // replaced, removed or drained: until joined
+  std::uint64_t next_order = 0;
+  std::size_t next_device = 0;
+  bool draining = false;
+  bool closing = false;
+  std::atomic<Clock::rep> supervisor_beat{0};
+  std::thread supervisor;
+  std::mutex save_mutex;
+
+  explicit Impl(StreamManagerOptions opts)
+      : options(std::move(opts)),
+        templates(options.pipelines, options.roots,
+                  AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind)),
+        limiter(capacity_of(options, templates)) {
+    if (options.devices.empty()) options.devices.push_back(Device{});
+  }
+
+  // max_streams, or what this machine's memory holds for the largest of the templates.
+  static std::size_t capacity_of(const StreamManagerOptions& options, const StreamTemplates& templates) {
+    if (options.max_streams > 0) return options.max_streams;
+    const std::vector<Device> devices = options.devices.empty() ? std::vector<Device>{Device{}} : options.devices;
+    int cap = 0;
+    for (const auto& definition : templates.loaded()) {
+      const int fits = default_stream_jobs(definition, devices, options.run);
+      cap = cap == 0 ? fits : std::min(cap, fits);
+    }
+    return static_cast<std::size_t>(std::max(cap, 1));
+  }
+
+  std::shared_ptr<Run> make_run(const StreamSpec& spec, StreamPlan plan) {
+    auto run = std::make_shared<Run>();
+    run->spec = spec;
+    run->plan = std::move(plan);
+    run->heartbeat_limit = heartbeat_limit(run->plan.definition);
+    run->order = next_order++;
+    run->device = options.devices[next_device++ % options.devices.size()];
+    return run;
+  }
+
+  bool anyone_waiting() const {
+    for (const auto& [name, run] : streams)
+      if (!run->started && run->rejected.empty() && !run->finished_on_disk) return true;
+    return false;
+  }
+
+  // The run's thread: waits for the run it replaces to finalize its outputs, then runs.
+  static void run_stream(Impl& impl, Run& run) {
+    if (run.predecessor) {
+      // Bounded by the predecessor's finalizing (its executor's own deadlines).
+      while (!run.predecessor->ended.load() && !run.stop.load()) std::this_thread::sleep_for(kPredecessorPoll);
+      run.predecessor.reset();
+    }
+    if (!run.stop.load()) {
+      for (const auto& use : run.plan.files) {
+        std::error_code ec;  // a folder that cannot be made: the run says why it cannot write
+        if (use.written && !is_network_output(use.path)) fs::create_directories(fs::path(use.path).parent_path(), ec);
+      }
+      RunOptions options = impl.options.run;
+      options.stop = &run.stop;
+      options.monitor = &run.monitor;
+      options.progress = false;
+      options.realtime = options.realtime || run.plan.definition.realtime.value_or(false);
+      if (run.plan.definition.drop != DropPolicy::Auto) options.drop = run.plan.definition.drop;
+      try {
+        run.result = run_pipeline(run.plan.definition, run.device, options, &run.result);
+      } catch (const std::exception& e) {
+        run.error = mask_uris_in_text(e.what());
+        if (run.error.empty()) run.error = "failed";
+      }
+    }
+    if (run.owns_place.exchange(false)) impl.limiter.release();
+    {
+      std::lock_guard lock(impl.mutex);
+      run.ended = true;
+    }
+    impl.wake.notify_all();
+  }
+
+  // mutex held. The run has its place (or needs none); its thread starts now.
+  void start(const std::shared_ptr<Run>& run) {
+    run->started = true;
+    run->started_at = Clock::now();
+    try {
+      run->thread = std::thread([this, one = run.get()] { run_stream(*this, *one); });
+    } catch (const std::system_error& e) {
+      run->error = std::string("cannot start its thread: ") + e.what();
+      if (run->owns_place.exchange(false)) limiter.release();
+      run->predecessor.reset();
+      run->ended = true;
+    }
+  }
+
+  // mutex held: the state it shows now (`since` follows its changes).
+  StreamState refresh_state(Run& run) {
+    StreamState state;
+    if (!run.rejected.empty()) {
+      state = StreamState::Failed;
+    } else if (run.finished_on_disk && !run.started) {
+      state = StreamState::Finished;
+    } else if (!run.started) {
+      state = StreamState::Waiting;
+    } else if (run.ended) {
+      state = !run.error.empty() ? StreamState::Failed : run.stop ? StreamState::Draining : StreamState::Finished;
+    } else if (run.stop) {
+      state = StreamState::Draining;
+    } else if (run.monitor.reconnecting()) {
+      state = StreamState::Reconnecting;
+    } else if (has_frames(run.monitor.snapshot())) {
+      // Not at the first heartbeat: the executor gives one before it opens the inputs, and
+      // a camera that never answers is not running.
+      state = StreamState::Running;
+    } else {
+      state = StreamState::Starting;
+    }
+    if (state != run.state) {
+      run.state = state;
+      run.since = std::chrono::system_clock::now();
+    }
+    return state;
+  }
+
+  // mutex held.
+  StreamStatus status_of(Run& run) {
+    StreamStatus status;
+    status.name = run.spec.name;
+    status.pipeline = run.spec.pipeline;
+    status.uri = mask_credentials(run.spec.uri);
+    status.state = refresh_state(run);
+    status.since = run.since;
+    status.stats = run.ended ? run.result : run.monitor.snapshot();
+    status.frames = status.stats.frames;
+    status.fps = run.ended ? 0 : run.fps;
+    status.dropped = status.stats.frames_dropped;
+    status.latency_p50_ms = status.stats.latency_ms.percentile(50);
+    status.latency_p99_ms = status.stats.latency_ms.percentile(99);
+    status.reconnects = reconnects_of(status.stats);
+    status.last_error = !run.rejected.empty() ? run.rejected : run.ended ? run.error : std::string();
+    status.outputs = run.plan.outputs;
+    return status;
+  }
+
+  // mutex held: joins the threads of runs that ended; forgets retired ones.
+  void reap() {
+    for (auto& [name, run] : streams)
+      if (run->ended && run->thread.joinable()) run->thread.join();
+    for (auto& run : retiring)
+      if (run->ended && run->thread.joinable()) run->thread.join();
+    std::erase_if(retiring, [](const std::shared_ptr<Run>& run) { return run->ended || !run->started; });
+  }
+
+  // mutex held: waiting file inputs take the places that freed, in put order.
+  void start_waiting() {
+    if (draining) return;
+    std::vector<std::shared_ptr<Run>> waiting;
+    for (const auto& [name, run] : streams)
+      if (!run->started && run->rejected.empty() && !run->finished_on_disk) waiting.push_back(run);
+    std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+    for (const auto& run : waiting) {
+      if (!limiter.try_admit()) break;
+      run->owns_place = true;
+      start(run);
+    }
+  }
+
+  // One look at everything; true when the state file must be saved (a stream finished).
+  bool supervise() {
+    std::lock_guard lock(mutex);
+    const auto now = Clock::now();
+    bool save = false;
+    reap();
+    start_waiting();
+    for (auto& [name, run] : streams) {
+      refresh_state(*run);
+      if (run->ended && run->error.empty() && !run->stop && !run->plan.endless && !run->finished_on_disk) {
+        run->finished_on_disk = true;
+        save = true;
+      }
+      if (!run->started || run->ended) continue;
+      run->samples.emplace_back(now, run->monitor.snapshot().frames);
+      while (run->samples.size() > 2 && now - run->samples[1].first >= kFpsWindow) run->samples.pop_front();
+      const auto& [then, frames_then] = run->samples.front();
+      const double seconds = std::chrono::duration<double>(now - then).count();
+      run->fps = seconds > 0.2 ? static_cast<double>(run->samples.back().second - frames_then) / seconds : 0.0;
+    }
+    supervisor_beat = Clock::now().time_since_epoch().count();
+    return save;
+  }
+
+  void supervise_loop() {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex);
+        if (closing) return;
+      }
+      if (supervise()) save_logged();
+      std::unique_lock lock(mutex);
+      wake.wait_for(lock, kSupervisorInterval, [this] { return closing; });
+    }
+  }
+
+  void save() {
+    if (options.state_file.empty()) return;
+    std::lock_guard save_lock(save_mutex);
+    std::vector<SavedStream> saved;
+    {
+      std::lock_guard lock(mutex);
+      std::vector<std::shared_ptr<Run>> runs;
+      for (const auto& [name, run] : streams) runs.push_back(run);
+      std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+      for (const auto& run : runs) saved.push_back({run->spec, run->finished_on_disk});
+    }
+    write_stream_state(options.state_file, saved);
+  }
+
+  void save_logged() {
+    try {
+      save();
+    } catch (const std::exception& e) {
+      spdlog::error("{}", mask_uris_in_text(e.what()));
+    }
+  }
+
+  // mutex held: every run whose thread has not ended.
+  bool all_ended() const {
+    for (const auto& [name, run] : streams)
+      if (run->started && !run->ended) return false;
+    for (const auto& run : retiring)
+      if (run->started && !run->ended) return false;
+    return true;
+  }
+
+  // mutex held: the plans of every stream that may write or read now (for clashes).
+  std::vector<std::pair<std::string, const StreamPlan*>> plans_in_use() const {
+    std::vector<std::pair<std::string, const StreamPlan*>> plans;
+    for (const auto& [name, run] : streams) plans.emplace_back(name, &run->plan);
+    for (const auto& run : retiring)
+      if (!run->ended) plans.emplace_back(run->spec.name, &run->plan);
+    return plans;
+  }
+
+  // mutex held: the run a new one of this name must wait for (still finalizing its outputs).
+  std::shared_ptr<Run> unfinished_run_named(const std::string& name) const {
+    if (const auto found = streams.find(name); found != streams.end() && found->second->started && !found->second->ended)
+      return found->second;
+    for (auto it = retiring.rbegin(); it != retiring.rend(); ++it)
+      if ((*it)->spec.name == name && (*it)->started && !(*it)->ended) return *it;
+    return nullptr;
+  }
+
+  // Streams of the state file, as put() would make them, except that one no longer valid
+  // (its template changed) is listed as failed with the reason, and a live one beyond the
+  // cap as failed with "capacity": a service must come up whatever one stream's fate.
+  void restore(const std::vector<SavedStream>& saved) {
+    std::lock_guard lock(mutex);
+    for (const auto& entry : saved) {
+      std::shared_ptr<Run> run;
+      try {
+        run = make_run(entry.spec, templates.plan(entry.spec));
+        check_stream_clashes(entry.spec.name, run->plan, plans_in_use());
+      } catch (const StreamRejected& e) {
+        if (!run) run = make_run(entry.spec, StreamPlan{});
+        run->rejected = mask_uris_in_text(e.what());
+      }
+      run->finished_on_disk = entry.finished;
+      streams[entry.spec.name] = run;
+      if (!run->rejected.empty() || run->finished_on_disk) continue;
+      if (limiter.try_admit()) {
+        run->owns_place = true;
+        start(run);
+      } else if (run->plan.endless) {
+        run->rejected = "capacity";
+      }
+    }
+  }
+};
+
+StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  if (!impl_->options.state_file.empty()) impl_->restore(read_stream_state(impl_->options.state_file));
+  impl_->supervisor_beat = Clock::now().time_since_epoch().count();
+  impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
+}
+
+StreamManager::~StreamManager() {
+  drain(std::chrono::milliseconds::max());
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->closing = true;
+  }
+  impl_->wake.notify_all();
+  if (impl_->supervisor.joinable()) impl_->supervisor.join();
+  std::lock_guard lock(impl_->mutex);
+  for (auto& [name, run] : impl_->streams)
+    if (run->thread.joinable()) run->thread.join();
+  for (auto& run : impl_->retiring)
+    if (run->thread.joinable()) run->thread.join();
+}
+
+StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
+  if (draining()) throw StreamRejected(503, "draining");
+  StreamPlan plan = impl_->templates.plan(spec);
+  PutOutcome outcome = PutOutcome::Created;
+  {
+    std::lock_guard lock(impl_->mutex);
+    Impl& m = *impl_;
+    if (m.draining) throw StreamRejected(503, "draining");
+    check_stream_clashes(spec.name, plan, m.plans_in_use());
+    const auto found = m.streams.find(spec.name);
+    const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
+    // Its place: the one of the run it replaces, else a free one; a live input gets none
+    // by waiting (it would never give it back), a file waits for one behind the others.
+    bool place = old != nullptr && old->owns_place.exchange(false);
+    if (!place && (plan.endless || !m.anyone_waiting())) place = m.limiter.try_admit();
+    if (!place && plan.endless)
+      throw StreamRejected(503, "capacity");  // the HTTP layer adds max_streams (info().capacity)
+    auto run = m.make_run(spec, std::move(plan));
+    run->predecessor = m.unfinished_run_named(spec.name);
+    if (old) {
+      outcome = PutOutcome::Replaced;
+      old->stop = true;
+      m.retiring.push_back(old);
+    }
+    m.streams[spec.name] = run;
+    if (place) {
+      run->owns_place = true;
+      m.start(run);
+    }
+  }
+  impl_->wake.notify_all();
+  impl_->save();
+  return outcome;
+}
+
+bool StreamManager::remove(const std::string& name) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    const auto found = impl_->streams.find(name);
+    if (found == impl_->streams.end()) return false;
+    const std::shared_ptr<Run> run = found->second;
+    run->removed = true;
+    run->stop = true;
+    impl_->streams.erase(found);
+    impl_->retiring.push_back(run);
+  }
+  impl_->wake.notify_all();
+  impl_->save();
+  return true;
+}
+
+std::vector<StreamStatus> StreamManager::list() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<StreamStatus> all;
+  for (const auto& [name, run] : impl_->streams) all.push_back(impl_->status_of(*run));
+  // Removed streams still finalizing their outputs, unless a new one of that name is listed.
+  for (const auto& run : impl_->retiring)
+    if (run->removed && !run->ended && !impl_->streams.contains(run->spec.name)) all.push_back(impl_->status_of(*run));
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return all;
+}
+
+std::optional<StreamStatus> StreamManager::get(const std::string& name) const {
+  for (auto& status : list())
+    if (status.name == name) return std::move(status);
+  return std::nullopt;
+}
+
+std::vector<std::string> StreamManager::pipelines() const { return impl_->templates.names(); }
+
+ManagerInfo StreamManager::info() const {
+  ManagerInfo info;
+  info.capacity = impl_->limiter.cap();
+  for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
+  info.draining = draining();
+  info.ready = !info.draining && alive();
+  return info;
+}
+
+std::optional<Frame> StreamManager::frame(const std::string& name, const std::string& node,
+                                          std::chrono::milliseconds wait) {
+  std::shared_ptr<Run> run;
+  {
+    std::lock_guard lock(impl_->mutex);
+    const auto found = impl_->streams.find(name);
+    if (found == impl_->streams.end()) throw StreamRejected(404, fmt::format("no stream '{}'", name));
+    run = found->second;
+    const StreamState state = impl_->refresh_state(*run);
+    if (state != StreamState::Running && state != StreamState::Reconnecting && state != StreamState::Starting)
+      throw StreamRejected(409, fmt::format("stream '{}' is not running ({})", name, stream_state_name(state)));
+  }
+  std::string id = node;
+  if (id.empty()) id = first_output_node(run->plan.definition);
+  // A sink gives the frame it writes: its input's.
+  if (const StageDefinition* stage = run->plan.definition.find(id)) {
+    const StageSpec* spec = find_stage(stage->type);
+    if (spec && spec->role == StageRole::Sink && !stage->inputs.empty()) id = stage->inputs.front();
+  }
+  const std::vector<std::string> nodes = run->monitor.frame_nodes();
+  if (nodes.empty()) return std::nullopt;  // its graph is still being set up
+  if (std::find(nodes.begin(), nodes.end(), id) == nodes.end())
+    throw StreamRejected(404, fmt::format("stream '{}' has no node '{}' (nodes: {})", name, node.empty() ? id : node,
+                                          fmt::join(nodes, ", ")));
+  return run->monitor.newest_frame(id, wait);
+}
+
+bool StreamManager::drain(std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mutex);
+  m.draining = true;
+  for (auto& [name, run] : m.streams) run->stop = true;
+  for (auto& run : m.retiring) run->stop = true;
+  const auto done = [&m] { return m.all_ended(); };
+  bool ended = true;
+  if (timeout == std::chrono::milliseconds::max()) {
+    m.wake.wait(lock, done);
+  } else {
+    ended = m.wake.wait_for(lock, timeout, done);
+  }
+  m.reap();
+  return ended;
+}
+
+bool StreamManager::draining() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->draining;
+}
+
+bool StreamManager::alive() const {
+  const auto now = Clock::now();
+  if (now - Clock::time_point(Clock::duration(impl_->supervisor_beat.load())) > kHeartbeatLimit) return false;
+  std::lock_guard lock(impl_->mutex);
+  for (const auto& [name, run] : impl_->streams) {
+    if (!run->started || run->ended || run->stop || now - run->started_at < kStartGrace) continue;
+    // No heartbeat yet: its graph is still being set up (an input opening), nothing to judge.
+    const auto beat = run->monitor.last_heartbeat();
+    if (beat != RunMonitor::Clock::time_point{} && now - beat > run->heartbeat_limit) return false;
+  }
+  return true;
+}
+
+}  // namespace fp

@@ -1,0 +1,36 @@
+// The desired state of `framepipe serve` on disk: which streams should exist, so that a
+// process killed with -9 and started again brings back the same streams.
+//
+//   {"version": 1,
+//    "streams": [{"name": "cam1", "pipeline": "default", "uri": "rtsp://u:p@cam/1",
+//                 "set": {"denoise.h": "8"}, "decode": {"reconnect": "forever"},
+//                 "finished": false}]}
+//
+// `finished` is true for a stream whose input (a file, a bounded testsrc) ended well: its
+// outputs are complete, and a restart lists it as finished instead of running it again and
+// overwriting them. A failed stream is not marked: a restart tries it again. The file holds
+// credentials (input URIs with passwords): it is created with mode 0600 and written whole to a
+// temporary file beside it, fsync'ed, then renamed over the old one (and the folder fsync'ed),
+// so that a crash at any moment leaves the old state or the new one, never half of one.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "pipeline/stream_manager.hpp"
+
+namespace fp {
+
+struct SavedStream {
+  StreamSpec spec;
+  bool finished = false;
+};
+
+// An absent file is an empty state. Throws std::runtime_error naming the file for one that
+// cannot be read or is not such a document (the JSON parser's message and position).
+std::vector<SavedStream> read_stream_state(const std::filesystem::path& file);
+// Throws std::runtime_error naming the file when it cannot be written.
+void write_stream_state(const std::filesystem::path& file, const std::vector<SavedStream>& streams);
+
+}  // namespace fp

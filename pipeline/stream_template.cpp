@@ -1,0 +1,278 @@
+#include "pipeline/stream_template.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
+#include "media/testsrc_uri.hpp"
+#include "media/v4l2_uri.hpp"
+#include "pipeline/streams.hpp"
+#include "stages/registry.hpp"
+
+namespace fp {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxNameLength = 64;
+
+// The network inputs a client may name. Only these: FFmpeg reads "concat://", "subfile://",
+// "cache://" and the like as protocols that open local files, which would walk around the
+// allowed roots.
+constexpr std::array<std::string_view, 9> kNetworkInputSchemes = {"rtsp://", "rtsps://", "rtmp://", "rtmps://", "udp://",
+                                                                  "rtp://",  "srt://",   "http://", "https://"};
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The path with symlinks resolved as far as it exists, and lexically normal: what the
+// file system will really touch.
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  const fs::path base = ec ? path : absolute;
+  fs::path canonical = fs::weakly_canonical(base, ec);
+  return (ec ? base : canonical).lexically_normal();
+}
+
+bool is_within(const fs::path& path, const fs::path& root) {
+  const fs::path relative = path.lexically_relative(root);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+std::string roots_text(const std::vector<fs::path>& roots) {
+  if (roots.empty()) return "none is allowed (serve --allow-root DIR)";
+  std::vector<std::string> names;
+  for (const auto& root : roots) names.push_back(root.string());
+  return fmt::format("allowed: {}", fmt::join(names, ", "));
+}
+
+std::string joined(const std::vector<std::string>& names) { return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")); }
+
+// FFmpeg reads what precedes a ':' in a plain path as a protocol (pipe:0, fd:3, concat:a|b).
+bool names_a_protocol(std::string_view path) {
+  const auto colon = path.find(':');
+  return colon != std::string_view::npos && path.find('/') > colon;
+}
+
+// Inputs: network schemes and testsrc:// anywhere; files and cameras only under an allowed root.
+void confine_input(const std::string& uri, const std::vector<fs::path>& allow_roots) {
+  if (is_testsrc_uri(uri)) return;
+  for (const auto scheme : kNetworkInputSchemes)
+    if (starts_with(uri, scheme)) return;
+  const std::string shown = mask_credentials(uri);
+  std::string path;
+  if (is_v4l2_uri(uri)) {
+    try {
+      path = parse_v4l2_uri(uri).device;
+    } catch (const std::invalid_argument& e) {
+      throw StreamRejected(422, fmt::format("input '{}': {}", shown, e.what()));
+    }
+  } else if (starts_with(uri, "file://")) {
+    path = uri.substr(7);
+  } else if (starts_with(uri, "file:")) {
+    path = uri.substr(5);
+  } else if (uri.find("://") != std::string::npos || names_a_protocol(uri)) {
+    throw StreamRejected(403, fmt::format("input '{}': not an input this service reads: a file or v4l2:// camera under "
+                                          "an allowed root, testsrc://, or one of {}",
+                                          shown, fmt::join(kNetworkInputSchemes, " ")));
+  } else {
+    path = uri;
+  }
+  const fs::path real = resolved(path);
+  for (const auto& root : allow_roots)
+    if (is_within(real, root)) return;
+  throw StreamRejected(403, fmt::format("input '{}' is outside the allowed roots ({})", shown, roots_text(allow_roots)));
+}
+
+// An output path relative to the output root, kept inside it (no "..", no symlink out);
+// network outputs and null as they are. Returns what the stream writes.
+std::string confine_output(const std::string& output, const std::string& where, const fs::path& output_root) {
+  if (output.empty() || output == "null") return output;
+  try {
+    if (is_network_output(parse_output_target(output).kind)) return output;
+  } catch (const std::exception&) {
+    // Not a media output (luma_histogram's text file): a file like any other.
+  }
+  std::string path = output;
+  if (starts_with(path, "file://")) path = path.substr(7);
+  else if (starts_with(path, "file:")) path = path.substr(5);
+  const std::string shown = mask_credentials(output);
+  if (path.empty() || fs::path(path).is_absolute())
+    throw StreamRejected(403, fmt::format("{}: '{}' must be a path relative to the output root {}", where, shown,
+                                          output_root.string()));
+  if (names_a_protocol(path))
+    throw StreamRejected(403, fmt::format("{}: '{}' is no file under the output root", where, shown));
+  const fs::path target = (output_root / path).lexically_normal();
+  if (!is_within(target, output_root) || !is_within(resolved(target), output_root))
+    throw StreamRejected(403, fmt::format("{}: '{}' leads outside the output root {}", where, shown, output_root.string()));
+  return target.string();
+}
+
+// Pace inputs at their frame rate when an output is a network stream, as `run` does.
+bool streams_to_network(const PipelineDefinition& definition) {
+  for (const auto& stage : definition.stages)
+    if (const StageSpec* spec = find_stage(stage.type))
+      for (const auto& param : spec->params)
+        if (param.type == ParamType::Path && stage.params.has(param.name) &&
+            is_network_output(stage.params.text(param.name)))
+          return true;
+  return false;
+}
+
+std::string first_decode_stage(const PipelineDefinition& definition) {
+  if (!definition.stream_stage.empty()) return definition.stream_stage;
+  for (const auto& stage : definition.stages)
+    if (stage.type == "decode") return stage.id;
+  return "";
+}
+
+// Text of a rejected name, safe to echo: printable, bounded.
+std::string printable_name(std::string_view name) {
+  std::string out;
+  for (const char c : name.substr(0, kMaxNameLength + 1))
+    out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '?');
+  return name.size() > kMaxNameLength + 1 ? out + "..." : out;
+}
+
+}  // namespace
+
+bool is_valid_stream_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength || name == "." || name == "..") return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend)
+    : auto_backend_(std::move(auto_backend)) {
+  for (auto& root : roots.allow_roots) roots_.allow_roots.push_back(resolved(root));
+  roots_.output_root = resolved(roots.output_root.empty() ? fs::current_path() : roots.output_root);
+  for (auto& [name, file] : files) {
+    Template t;
+    t.file = file;
+    try {
+      t.definition = load_pipeline(file, {}, auto_backend_);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("pipeline template '{}' ({}) does not load:\n{}", name, file.string(),
+                                           mask_uris_in_text(e.what())));
+    }
+    t.decode_stage = first_decode_stage(t.definition);
+    templates_.emplace(name, std::move(t));
+  }
+}
+
+std::vector<std::string> StreamTemplates::names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, t] : templates_) names.push_back(name);
+  return names;
+}
+
+std::vector<PipelineDefinition> StreamTemplates::loaded() const {
+  std::vector<PipelineDefinition> all;
+  for (const auto& [name, t] : templates_) all.push_back(t.definition);
+  return all;
+}
+
+StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
+  if (!is_valid_stream_name(spec.name))
+    throw StreamRejected(400, fmt::format("stream name '{}': must be 1 to 64 letters, digits, '.', '_' or '-' "
+                                          "(and not '.' or '..')",
+                                          printable_name(spec.name)));
+  const auto found = templates_.find(spec.pipeline);
+  if (found == templates_.end())
+    throw StreamRejected(422, fmt::format("pipeline: unknown template '{}' (known: {})", printable_name(spec.pipeline),
+                                          joined(names())));
+  if (spec.uri.empty()) throw StreamRejected(400, "uri: missing (the stream's input)");
+  const Template& t = found->second;
+
+  // Exactly `framepipe validate FILE -i URI --set ...`: the same loader, the same lines.
+  ConfigOverrides overrides;
+  overrides.inputs = {spec.uri};
+  for (const auto& [target, value] : spec.sets) overrides.sets.push_back(target + "=" + value);
+  for (const auto& [param, value] : spec.decode) overrides.sets.push_back(t.decode_stage + "." + param + "=" + value);
+  PipelineDefinition loaded;
+  try {
+    loaded = load_pipeline(t.file, overrides, auto_backend_);
+  } catch (const ConfigError& e) {
+    throw StreamRejected(422, e.what());  // the issues, one a line, as validate prints them
+  } catch (const std::exception& e) {
+    throw StreamRejected(422, mask_uris_in_text(e.what()));
+  }
+
+  // One stream named after the service's stream: its {stream} is that name.
+  if (!loaded.streams.empty()) {
+    loaded.streams.resize(1);
+    loaded.streams.front().name = spec.name;
+  }
+  StreamPlan plan;
+  plan.definition = stream_pipeline(loaded, 0);
+  PipelineDefinition& definition = plan.definition;
+  definition.streams.clear();
+  definition.stream_stage.clear();
+  definition.files.clear();
+  bool every_input_endless = true;
+  for (auto& stage : definition.stages) {
+    if (stage.type == "decode" && stage.params.has("uri")) {
+      const std::string uri = stage.params.text("uri");
+      confine_input(uri, roots_.allow_roots);
+      every_input_endless = every_input_endless && is_endless_uri(uri);
+      plan.files.push_back({.written = false, .path = uri, .what = "input of stream " + spec.name, .where = {}});
+    }
+    const StageSpec* stage_spec = find_stage(stage.type);
+    if (stage_spec == nullptr) continue;
+    for (const auto& param : stage_spec->params) {
+      if (param.type != ParamType::Path || !stage.params.has(param.name)) continue;
+      const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
+      const std::string written =
+          confine_output(replace_all(stage.params.text(param.name), "{stream}", spec.name), where, roots_.output_root);
+      stage.params.set(param.name, written);
+      if (written.empty() || written == "null") continue;
+      plan.outputs.push_back(mask_credentials(written));
+      plan.files.push_back({.written = true, .path = written,
+                            .what = fmt::format("{} of stream {} (stage '{}')", param.name, spec.name, stage.id),
+                            .where = {}});
+    }
+  }
+  plan.endless = every_input_endless;
+  if (!definition.realtime) definition.realtime = streams_to_network(definition);
+  // The stream's own outputs against its own inputs, now that they are where it writes them.
+  check_stream_clashes(spec.name, plan, {});
+  return plan;
+}
+
+void check_stream_clashes(const std::string& name, const StreamPlan& plan,
+                          const std::vector<std::pair<std::string, const StreamPlan*>>& others) {
+  // Stream by stream: runs of one name follow each other (a replacement opens its files
+  // once the run it replaces has closed them), and runs of other names were checked when
+  // they came; only this plan's clashes count.
+  const auto clashes = [&](const StreamPlan* other) {
+    std::vector<FileUse> uses;
+    if (other != nullptr) uses = other->files;
+    uses.insert(uses.end(), plan.files.begin(), plan.files.end());
+    std::vector<ConfigIssue> issues;
+    check_file_clashes(uses, issues);
+    std::string message;
+    for (const auto& issue : issues) message += (message.empty() ? "" : "\n") + issue.message;
+    return message;
+  };
+  if (others.empty()) {
+    if (const std::string message = clashes(nullptr); !message.empty()) throw StreamRejected(422, message);
+    return;
+  }
+  for (const auto& [other, other_plan] : others)
+    if (other != name)
+      if (const std::string message = clashes(other_plan); !message.empty()) throw StreamRejected(409, message);
+}
+
+}  // namespace fp

@@ -1,0 +1,308 @@
+// The streams of `framepipe serve`, on real runs (testsrc at its frame rate, on the CPU):
+// created, replaced and removed one at a time without touching the others; their states
+// (running, finished with its outputs playable, failed with a masked error); the cap
+// (live inputs refused beyond it, files waiting their turn); the state file a new manager
+// restores; drain.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "pipeline/stream_manager.hpp"
+#include "pipeline/stream_state_file.hpp"
+#include "tests/e2e/cli_runner.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using test::TempDir;
+using test::time_bound;
+
+constexpr const char* kTemplate = R"(input: testsrc://64x48@30?frames=30
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: '{stream}.mp4', preset: ultrafast}
+)";
+constexpr const char* kEndless = "testsrc://64x48@30?frames=0&noise=5";
+
+// Polls `done` until it holds or `seconds` (scaled) have passed.
+bool eventually(const std::function<bool()>& done, double seconds) {
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
+  while (std::chrono::steady_clock::now() < limit) {
+    if (done()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return done();
+}
+
+class StreamManagerTest : public ::testing::Test {
+ protected:
+  StreamManagerTest() : dir_("stream-manager") {
+    fs::create_directories(dir_ / "outputs");
+    std::ofstream(dir_ / "smooth.yaml") << kTemplate;
+    options_.pipelines = {{"smooth", dir_ / "smooth.yaml"}};
+    options_.roots.output_root = dir_ / "outputs";
+    options_.max_streams = 8;
+    options_.run.realtime = true;  // testsrc at 30 fps, as a camera sends
+    options_.state_file = dir_ / "state.json";
+  }
+
+  static StreamSpec spec(std::string name, std::string uri = kEndless) {
+    return StreamSpec{.name = std::move(name), .pipeline = "smooth", .uri = std::move(uri), .sets = {}, .decode = {}};
+  }
+
+  static StreamState state_of(const StreamManager& manager, const std::string& name) {
+    const auto status = manager.get(name);
+    return status ? status->state : StreamState::Waiting;
+  }
+
+  static bool reaches(const StreamManager& manager, const std::string& name, StreamState state, double seconds = 10) {
+    return eventually([&] { return manager.get(name) && manager.get(name)->state == state; }, seconds);
+  }
+
+  static int rejection(StreamManager& manager, const StreamSpec& s, std::string* message = nullptr) {
+    try {
+      manager.put(s);
+      return 0;
+    } catch (const StreamRejected& e) {
+      if (message) *message = e.what();
+      return e.status();
+    }
+  }
+
+  fs::path output(const std::string& name) const { return dir_ / "outputs" / (name + ".mp4"); }
+
+  TempDir dir_;
+  StreamManagerOptions options_;
+};
+
+TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
+  StreamManager manager(options_);
+  EXPECT_EQ(manager.pipelines(), std::vector<std::string>{"smooth"});
+  EXPECT_EQ(manager.put(spec("cam1")), StreamManager::PutOutcome::Created);
+  EXPECT_EQ(manager.put(spec("cam2")), StreamManager::PutOutcome::Created);
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  ASSERT_TRUE(reaches(manager, "cam2", StreamState::Running));
+  const auto listed = manager.list();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].name, "cam1");
+  EXPECT_EQ(listed[1].name, "cam2");
+  EXPECT_EQ(listed[0].uri, kEndless);
+  EXPECT_EQ(listed[0].outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1")).string()});
+  EXPECT_TRUE(eventually([&] { return manager.get("cam1")->fps > 20; }, 5)) << manager.get("cam1")->fps;
+
+  // Replaced: cam1 restarts with the new spec (its first run's output finalized, then
+  // written again by the second), cam2 goes on.
+  const std::int64_t cam2_before = manager.get("cam2")->frames;
+  StreamSpec bigger = spec("cam1", "testsrc://80x48@30?frames=0");
+  EXPECT_EQ(manager.put(bigger), StreamManager::PutOutcome::Replaced);
+  EXPECT_EQ(manager.get("cam1")->frames, 0);
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  EXPECT_TRUE(eventually([&] { return manager.get("cam2")->frames > cam2_before + 5; }, 5));
+  EXPECT_EQ(manager.get("cam2")->state, StreamState::Running);
+
+  // Removed: at once, shown as draining until its output is finalized, then gone.
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(manager.remove("cam1"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::duration<double>(time_bound(0.5)));
+  EXPECT_FALSE(manager.remove("nope"));
+  ASSERT_TRUE(eventually([&] { return !manager.get("cam1"); }, 10));
+  EXPECT_GT(test::count_frames(output("cam1")), 0);
+  EXPECT_EQ(manager.list().size(), 1u);
+  EXPECT_EQ(manager.get("cam2")->dropped, 0);
+}
+
+TEST_F(StreamManagerTest, AFileInputFinishesWithItsOutputFinalized) {
+  StreamManager manager(options_);
+  manager.put(spec("clip", "testsrc://64x48@30?frames=15"));
+  ASSERT_TRUE(reaches(manager, "clip", StreamState::Finished));
+  const auto status = *manager.get("clip");
+  EXPECT_EQ(status.frames, 15);
+  EXPECT_TRUE(status.last_error.empty());
+  EXPECT_EQ(test::count_frames(output("clip")), 15);  // playable: the index was written
+  // ffprobe, where there is one, agrees.
+  if (std::system("command -v ffprobe > /dev/null 2>&1") == 0) {
+    const auto probe = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 '" +
+                       output("clip").string() + "'";
+    FILE* pipe = ::popen(probe.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    char line[64] = {};
+    ASSERT_NE(std::fgets(line, sizeof line, pipe), nullptr);
+    ::pclose(pipe);
+    EXPECT_EQ(std::atoi(line), 15);
+  }
+}
+
+TEST_F(StreamManagerTest, AFailedStreamStaysListedWithItsErrorMasked) {
+  StreamManager manager(options_);
+  StreamSpec s = spec("cam1", "rtsp://admin:hunter2@127.0.0.1:1/live");
+  s.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "500"}};
+  manager.put(s);
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Failed));
+  const auto status = *manager.get("cam1");
+  EXPECT_FALSE(status.last_error.empty());
+  EXPECT_EQ(status.last_error.find("hunter2"), std::string::npos) << status.last_error;
+  EXPECT_NE(status.last_error.find("rtsp://admin:***@127.0.0.1:1/live"), std::string::npos) << status.last_error;
+  EXPECT_EQ(status.uri, "rtsp://admin:***@127.0.0.1:1/live");
+}
+
+// Streams coming and going leave a running one alone: it goes on at its frame rate and
+// drops nothing.
+TEST_F(StreamManagerTest, AddingAndRemovingStreamsNeverDisturbsTheOthers) {
+  StreamManager manager(options_);
+  manager.put(spec("steady"));
+  ASSERT_TRUE(reaches(manager, "steady", StreamState::Running));
+  const std::int64_t before = manager.get("steady")->frames;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "extra" + std::to_string(i % 2);
+    manager.put(spec(name));
+    ASSERT_TRUE(reaches(manager, name, StreamState::Running)) << name;
+    manager.put(spec(name, "testsrc://96x64@30?frames=0"));  // replaced once
+    ASSERT_TRUE(manager.remove(name));
+  }
+  ASSERT_TRUE(eventually([&] { return manager.list().size() == 1; }, 10));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto steady = *manager.get("steady");
+  EXPECT_EQ(steady.state, StreamState::Running);
+  EXPECT_EQ(steady.dropped, 0);
+  // Paced at 30 fps: it kept its rate while the others came and went (half of it at least,
+  // whatever the machine's load).
+  EXPECT_GT(static_cast<double>(steady.frames - before), 15 * seconds) << seconds;
+}
+
+TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
+  {
+    StreamManager manager(options_);
+    StreamSpec live = spec("cam1", "rtsp://admin:hunter2@127.0.0.1:1/live");
+    live.decode = {{"reconnect.attempts", "forever"}, {"reconnect.initial_ms", "100"}, {"reconnect.max_ms", "200"}};
+    manager.put(live);
+    manager.put(spec("clip", "testsrc://64x48@30?frames=10"));
+    manager.put(spec("gone"));
+    manager.remove("gone");
+    ASSERT_TRUE(reaches(manager, "clip", StreamState::Finished));
+    // Marked finished in the file (by the supervisor, a moment later).
+    ASSERT_TRUE(eventually(
+        [&] {
+          const auto saved = read_stream_state(options_.state_file);
+          return saved.size() == 2 && saved[1].finished;
+        },
+        5));
+    struct stat st {};
+    ASSERT_EQ(::stat(options_.state_file.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+  }
+  const auto clip_written = fs::last_write_time(output("clip"));
+  StreamManager restored(options_);
+  const auto listed = restored.list();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].name, "cam1");
+  EXPECT_EQ(listed[0].uri, "rtsp://admin:***@127.0.0.1:1/live");
+  EXPECT_NE(listed[0].state, StreamState::Finished);
+  EXPECT_EQ(listed[1].name, "clip");
+  EXPECT_EQ(listed[1].state, StreamState::Finished);  // not run again
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(fs::last_write_time(output("clip")), clip_written);
+  // The credentials survive in the file (the stream needs them), and only there.
+  const auto saved = read_stream_state(options_.state_file);
+  EXPECT_EQ(saved[0].spec.uri, "rtsp://admin:hunter2@127.0.0.1:1/live");
+  EXPECT_EQ(saved[0].spec.decode.at("reconnect.attempts"), "forever");
+}
+
+TEST_F(StreamManagerTest, LiveInputsBeyondTheCapAre503AndFilesWait) {
+  options_.max_streams = 2;
+  StreamManager manager(options_);
+  EXPECT_EQ(manager.info().capacity, 2u);
+  manager.put(spec("live1"));
+  manager.put(spec("live2"));
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("live3"), &message), 503);
+  EXPECT_EQ(message, "capacity");
+  EXPECT_FALSE(manager.get("live3"));
+  manager.put(spec("file1", "testsrc://64x48@30?frames=10"));
+  EXPECT_EQ(manager.get("file1")->state, StreamState::Waiting);
+  std::this_thread::sleep_for(600ms);
+  EXPECT_EQ(manager.get("file1")->state, StreamState::Waiting);
+  // Replacing a running live stream keeps its place.
+  EXPECT_EQ(manager.put(spec("live2", "testsrc://80x48@30?frames=0")), StreamManager::PutOutcome::Replaced);
+  ASSERT_TRUE(reaches(manager, "live2", StreamState::Running));
+  manager.remove("live1");
+  ASSERT_TRUE(reaches(manager, "file1", StreamState::Finished));
+  EXPECT_EQ(test::count_frames(output("file1")), 10);
+  EXPECT_EQ(manager.info().streams_by_state.at("finished"), 1);
+}
+
+TEST_F(StreamManagerTest, RefusalsCarryTheirStatus) {
+  StreamManager manager(options_);
+  std::string message;
+  StreamSpec bad = spec("cam1");
+  bad.sets = {{"smooth.radius", "-1"}};
+  EXPECT_EQ(rejection(manager, bad, &message), 422);
+  EXPECT_NE(message.find("command line: --set smooth.radius"), std::string::npos) << message;
+  EXPECT_EQ(rejection(manager, spec("a/b")), 400);
+  StreamSpec escape = spec("cam1");
+  escape.sets = {{"out.output", "../x.mp4"}};
+  EXPECT_EQ(rejection(manager, escape), 403);
+  StreamSpec a = spec("a");
+  a.sets = {{"out.output", "same.mp4"}};
+  StreamSpec b = spec("b");
+  b.sets = {{"out.output", "same.mp4"}};
+  EXPECT_EQ(rejection(manager, a), 0);
+  EXPECT_EQ(rejection(manager, b, &message), 409);
+  EXPECT_FALSE(manager.get("b"));
+  EXPECT_EQ(manager.list().size(), 1u);
+  EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);  // refusals change nothing
+}
+
+TEST_F(StreamManagerTest, FramesOfANodeOnDemand) {
+  StreamManager manager(options_);
+  manager.put(spec("cam1"));
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  const auto frame = manager.frame("cam1", "", std::chrono::milliseconds(static_cast<int>(time_bound(2) * 1000)));
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->width, 64);
+  EXPECT_EQ(frame->height, 48);
+  EXPECT_TRUE(manager.frame("cam1", "input", 2s).has_value());
+  try {
+    manager.frame("cam1", "nope", 100ms);
+    FAIL() << "an unknown node gave a frame";
+  } catch (const StreamRejected& e) {
+    EXPECT_EQ(e.status(), 404);
+  }
+  try {
+    manager.frame("nope", "", 100ms);
+    FAIL() << "an unknown stream gave a frame";
+  } catch (const StreamRejected& e) {
+    EXPECT_EQ(e.status(), 404);
+  }
+  EXPECT_TRUE(manager.alive());
+}
+
+TEST_F(StreamManagerTest, DrainFinalizesEveryOutputAndRefusesMore) {
+  StreamManager manager(options_);
+  manager.put(spec("cam1"));
+  manager.put(spec("cam2"));
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  ASSERT_TRUE(reaches(manager, "cam2", StreamState::Running));
+  EXPECT_TRUE(manager.info().ready);
+  EXPECT_TRUE(manager.drain(std::chrono::milliseconds(static_cast<int>(time_bound(10) * 1000))));
+  EXPECT_TRUE(manager.draining());
+  EXPECT_FALSE(manager.info().ready);
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("cam3"), &message), 503);
+  EXPECT_EQ(message, "draining");
+  EXPECT_GT(test::count_frames(output("cam1")), 0);
+  EXPECT_GT(test::count_frames(output("cam2")), 0);
+  // The desired state is kept: a restart brings both back.
+  EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);
+}
+
+}  // namespace
+}  // namespace fp

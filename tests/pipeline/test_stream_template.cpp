@@ -1,0 +1,233 @@
+// What `framepipe serve` accepts as a stream, decided before anything is opened: the
+// template loaded as `framepipe validate` loads it (its very lines when it refuses), {stream}
+// in output paths, outputs confined to the output root and local inputs to the allowed
+// roots; and the state file that keeps the desired streams across a restart.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline/stream_state_file.hpp"
+#include "pipeline/stream_template.hpp"
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+constexpr const char* kTemplate = R"(# a service's template
+input: testsrc://64x48@30?frames=30
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: 'out/{stream}.mp4'}
+)";
+
+class StreamTemplateTest : public ::testing::Test {
+ protected:
+  StreamTemplateTest() : dir_("stream-template") {
+    fs::create_directories(dir_ / "templates");
+    fs::create_directories(dir_ / "outputs");
+    fs::create_directories(dir_ / "media");
+    fs::create_directories(dir_ / "elsewhere");
+    std::ofstream(dir_ / "templates" / "smooth.yaml") << kTemplate;
+    roots_.output_root = dir_ / "outputs";
+    roots_.allow_roots = {dir_ / "media"};
+  }
+
+  StreamTemplates templates() const {
+    return StreamTemplates({{"smooth", dir_ / "templates" / "smooth.yaml"}}, roots_);
+  }
+
+  static StreamSpec spec(std::string name, std::string uri = "testsrc://64x48@30?frames=5") {
+    return StreamSpec{.name = std::move(name), .pipeline = "smooth", .uri = std::move(uri), .sets = {}, .decode = {}};
+  }
+
+  // The status a refused spec gets, and its message; 0 when it is accepted.
+  std::pair<int, std::string> refusal(const StreamSpec& s) const {
+    try {
+      templates().plan(s);
+      return {0, ""};
+    } catch (const StreamRejected& e) {
+      return {e.status(), e.what()};
+    }
+  }
+
+  TempDir dir_;
+  StreamRoots roots_;
+};
+
+TEST_F(StreamTemplateTest, OutputsAreTheStreamsOwnUnderTheOutputRoot) {
+  const StreamPlan plan = templates().plan(spec("cam1"));
+  const fs::path expected = fs::weakly_canonical(dir_ / "outputs") / "out" / "cam1.mp4";
+  ASSERT_EQ(plan.outputs, std::vector<std::string>{expected.string()});
+  EXPECT_EQ(plan.definition.find("out")->params.text("output"), expected.string());
+  EXPECT_EQ(plan.definition.find("input")->params.text("uri"), "testsrc://64x48@30?frames=5");
+  EXPECT_FALSE(plan.endless);
+  EXPECT_TRUE(templates().plan(spec("cam2", "testsrc://64x48@30?frames=0")).endless);
+}
+
+TEST_F(StreamTemplateTest, SetsAndDecodeParametersOverrideTheTemplate) {
+  StreamSpec s = spec("cam1");
+  s.sets = {{"smooth.radius", "3"}};
+  s.decode = {{"on_error", "stop"}};
+  const StreamPlan plan = templates().plan(s);
+  EXPECT_EQ(plan.definition.find("smooth")->params.integer("radius"), 3);
+  EXPECT_EQ(plan.definition.find("input")->params.text("on_error"), "stop");
+}
+
+TEST_F(StreamTemplateTest, BadNamesAre400) {
+  for (const std::string& name : std::vector<std::string>{"", "a/b", "..", ".", "cam 1", "x\ny", std::string(65, 'a')})
+    EXPECT_EQ(refusal(spec(name)).first, 400) << name;
+  EXPECT_EQ(refusal(spec(std::string(64, 'a'))).first, 0);
+  EXPECT_EQ(refusal(spec("Cam_1.left-2")).first, 0);
+}
+
+TEST_F(StreamTemplateTest, AnUnknownTemplateIs422NamingTheKnownOnes) {
+  StreamSpec s = spec("cam1");
+  s.pipeline = "nope";
+  const auto [status, message] = refusal(s);
+  EXPECT_EQ(status, 422);
+  EXPECT_NE(message.find("'nope'"), std::string::npos) << message;
+  EXPECT_NE(message.find("known: smooth"), std::string::npos) << message;
+}
+
+// The API's refusal and `framepipe validate TEMPLATE -i URI --set ...`'s error lines are
+// the same text (validate adds its count line after them).
+TEST_F(StreamTemplateTest, AnInvalidStreamIs422WithValidatesWords) {
+  StreamSpec s = spec("cam1", "rtsp://user:hunter2@cam.example/live?transport=carrier-pigeon");
+  s.sets = {{"smooth.radius", "99"}, {"smooth.nope", "1"}};
+  s.decode = {{"on_error", "sometimes"}};
+  const auto [status, message] = refusal(s);
+  EXPECT_EQ(status, 422);
+  const auto validate = test::run_framepipe({"validate", (dir_ / "templates" / "smooth.yaml").string(), "-i", s.uri,
+                                             "--set", "smooth.nope=1", "--set", "smooth.radius=99", "--set",
+                                             "input.on_error=sometimes"});
+  ASSERT_EQ(validate.exit_code, 2) << validate.output;
+  const std::string lines = validate.output.substr(0, validate.output.rfind("framepipe: "));
+  EXPECT_EQ(message + "\n", lines);
+  EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+  EXPECT_NE(message.find("radius"), std::string::npos) << message;
+}
+
+TEST_F(StreamTemplateTest, OutputsOutsideTheOutputRootAre403) {
+  fs::create_directory_symlink(dir_ / "elsewhere", dir_ / "outputs" / "link");
+  const auto with_output = [&](const std::string& output) {
+    StreamSpec s = spec("cam1");
+    s.sets = {{"out.output", output}};
+    return refusal(s);
+  };
+  EXPECT_EQ(with_output("../escape.mp4").first, 403);
+  EXPECT_EQ(with_output("a/../../escape.mp4").first, 403);
+  EXPECT_EQ(with_output("link/escape.mp4").first, 403);  // a symlink out of the root
+  EXPECT_EQ(with_output((dir_ / "outputs" / "abs.mp4").string()).first, 403);  // absolute, even inside
+  EXPECT_NE(with_output("../escape.mp4").second.find("output root"), std::string::npos);
+  // Inside: fine; and network outputs go where they say.
+  EXPECT_EQ(with_output("a/../inside.mp4").first, 0);
+  EXPECT_EQ(with_output("udp://127.0.0.1:5000").first, 0);
+  EXPECT_EQ(with_output("srt://127.0.0.1:9000?mode=caller").first, 0);
+}
+
+TEST_F(StreamTemplateTest, LocalInputsOnlyUnderAnAllowedRoot) {
+  std::ofstream(dir_ / "media" / "in.y4m") << "";
+  std::ofstream(dir_ / "elsewhere" / "in.y4m") << "";
+  fs::create_symlink(dir_ / "elsewhere" / "in.y4m", dir_ / "media" / "sneaky.y4m");
+  const std::string inside = (dir_ / "media" / "in.y4m").string();
+  const std::string outside = (dir_ / "elsewhere" / "in.y4m").string();
+  EXPECT_EQ(refusal(spec("cam1", inside)).first, 0);
+  EXPECT_EQ(refusal(spec("cam1", "file://" + inside)).first, 0);
+  const auto [status, message] = refusal(spec("cam1", outside));
+  EXPECT_EQ(status, 403);
+  EXPECT_NE(message.find(outside), std::string::npos) << message;  // names the input
+  EXPECT_NE(message.find(fs::weakly_canonical(dir_ / "media").string()), std::string::npos) << message;  // and the roots
+  EXPECT_EQ(refusal(spec("cam1", "file://" + outside)).first, 403);
+  EXPECT_EQ(refusal(spec("cam1", (dir_ / "media" / "sneaky.y4m").string())).first, 403);
+  EXPECT_EQ(refusal(spec("cam1", (dir_ / "media" / ".." / "elsewhere" / "in.y4m").string())).first, 403);
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0")).first, 403);  // /dev is no allowed root
+  // Protocols FFmpeg would read local files (or stdin) with.
+  EXPECT_EQ(refusal(spec("cam1", "concat://" + outside)).first, 403);
+  EXPECT_EQ(refusal(spec("cam1", "pipe:0")).first, 403);
+  // Network inputs are allowed; a refused one is named without its password.
+  EXPECT_EQ(refusal(spec("cam1", "rtsp://user:hunter2@cam.example/live")).first, 0);
+  const auto [ftp_status, ftp_message] = refusal(spec("cam1", "ftp://user:hunter2@files.example/a.mp4"));
+  EXPECT_EQ(ftp_status, 403);
+  EXPECT_EQ(ftp_message.find("hunter2"), std::string::npos) << ftp_message;
+}
+
+TEST_F(StreamTemplateTest, NoAllowedRootsMeansNoLocalInputs) {
+  roots_.allow_roots.clear();
+  std::ofstream(dir_ / "media" / "in.y4m") << "";
+  const auto [status, message] = refusal(spec("cam1", (dir_ / "media" / "in.y4m").string()));
+  EXPECT_EQ(status, 403);
+  EXPECT_NE(message.find("--allow-root"), std::string::npos) << message;
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0")).first, 403);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://64x48@30?frames=5")).first, 0);
+}
+
+TEST_F(StreamTemplateTest, TwoStreamsOnOneFileAre409) {
+  StreamSpec a = spec("cam1");
+  a.sets = {{"out.output", "shared.mp4"}};
+  StreamSpec b = spec("cam2");
+  b.sets = {{"out.output", "shared.mp4"}};
+  const StreamPlan plan_a = templates().plan(a);
+  const StreamPlan plan_b = templates().plan(b);
+  const StreamPlan plan_c = templates().plan(spec("cam3"));
+  try {
+    check_stream_clashes("cam2", plan_b, {{"cam1", &plan_a}});
+    FAIL() << "no clash found";
+  } catch (const StreamRejected& e) {
+    EXPECT_EQ(e.status(), 409);
+    EXPECT_NE(std::string(e.what()).find("cam1"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_stream_clashes("cam3", plan_c, {{"cam1", &plan_a}}));
+  EXPECT_NO_THROW(check_stream_clashes("cam1", plan_a, {{"cam1", &plan_a}}));  // a replacement: itself is no clash
+}
+
+TEST_F(StreamTemplateTest, ABrokenTemplateStopsTheServiceFromStarting) {
+  std::ofstream(dir_ / "templates" / "broken.yaml") << "stages:\n  - {type: nope}\n";
+  try {
+    StreamTemplates({{"broken", dir_ / "templates" / "broken.yaml"}}, roots_);
+    FAIL() << "a broken template loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.yaml"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StreamStateFile, RoundTripsPrivatelyAndRefusesBadJson) {
+  TempDir dir("stream-state-file");
+  const fs::path file = dir / "state.json";
+  EXPECT_TRUE(read_stream_state(file).empty());  // none yet: nothing to restore
+  const std::vector<SavedStream> saved = {
+      {StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {{"a.b", "[1, 2]"}},
+                  .decode = {{"reconnect", "forever"}}},
+       false},
+      {StreamSpec{.name = "file2", .pipeline = "p", .uri = "in.mp4", .sets = {}, .decode = {}}, true}};
+  ::umask(022);  // the file must be private whatever the umask
+  write_stream_state(file, saved);
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_FALSE(fs::exists(file.string() + ".tmp"));
+  const auto back = read_stream_state(file);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].spec.uri, "rtsp://u:secret@h/1");
+  EXPECT_EQ(back[0].spec.sets.at("a.b"), "[1, 2]");
+  EXPECT_EQ(back[0].spec.decode.at("reconnect"), "forever");
+  EXPECT_FALSE(back[0].finished);
+  EXPECT_EQ(back[1].spec.name, "file2");
+  EXPECT_TRUE(back[1].finished);
+
+  std::ofstream(file) << "{\"version\": 1, \"streams\": [";
+  try {
+    read_stream_state(file);
+    FAIL() << "bad JSON was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("JSON"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,67 @@
+#include "tests/service/serve_process.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+
+const char* const kSmoothTemplate = R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: '{stream}.mkv'}
+)";
+
+std::vector<std::string> write_templates(const std::filesystem::path& dir,
+                                         const std::map<std::string, std::string>& templates) {
+  std::vector<std::string> files;
+  for (const auto& [name, yaml] : templates) {
+    const auto file = dir / (name + ".yaml");
+    std::ofstream(file) << yaml;
+    files.push_back(file.string());
+  }
+  return files;
+}
+
+ServeProcess::ServeProcess(const std::string& test_name, ServeOptions options) : dir_("serve-" + test_name) {
+  std::filesystem::create_directories(dir_ / "out");
+  std::vector<std::string> args = {"serve"};
+  for (const auto& file : write_templates(dir_.path(), options.templates)) args.push_back(file);
+  for (const auto& a : {"--listen", "127.0.0.1:0", "--device", "cpu", "--drain-timeout", "20"}) args.push_back(a);
+  args.push_back("--output-root");
+  args.push_back((dir_ / "out").string());
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  run_ = std::make_unique<BackgroundRun>(dir_.path(), args);
+  static const std::regex listening(R"(framepipe serve: listening on http://127\.0\.0\.1:([0-9]+))");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(30));
+  while (std::chrono::steady_clock::now() < deadline && run_->alive()) {
+    std::smatch m;
+    const std::string out = run_->output();
+    if (std::regex_search(out, m, listening)) {
+      port_ = std::stoi(m[1]);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+ServeProcess::~ServeProcess() {
+  if (run_->alive()) {
+    run_->signal(SIGTERM);
+    if (run_->wait(time_bound(25)).first == -1) run_->signal(SIGKILL);
+  }
+}
+
+std::string ServeProcess::failure() const {
+  return "framepipe serve did not say where it listens; its output:\n" + run_->output();
+}
+
+std::string ServeProcess::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+}  // namespace fp::test

@@ -1,0 +1,220 @@
+// framepipe serve's API contract, against a real server process and the real curl: every
+// route's status codes, the stream JSON, errors as {"error", "status"}, masked URIs,
+// DeepStream's add/remove, info and pipelines.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/service/curl_client.hpp"
+#include "tests/service/serve_process.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+namespace {
+
+using nlohmann::json;
+
+#define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
+
+const std::string kEndless = "testsrc://64x48@30?frames=0";
+
+HttpReply put_stream(const ServeProcess& server, const std::string& name, const json& body) {
+  return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
+}
+
+// Every error body is {"error": "...", "status": N} with N the HTTP status.
+void expect_error(const HttpReply& reply, int status, const std::string& containing = "") {
+  EXPECT_EQ(reply.status, status) << reply.body << reply.curl_error;
+  const json body = reply.json();
+  ASSERT_TRUE(body.is_object()) << "not JSON: " << reply.body;
+  EXPECT_EQ(body.value("status", 0), status) << reply.body;
+  ASSERT_TRUE(body.contains("error") && body["error"].is_string()) << reply.body;
+  EXPECT_NE(body["error"].get<std::string>().find(containing), std::string::npos)
+      << "error without '" << containing << "': " << reply.body;
+}
+
+TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
+  ServeProcess server("crud");
+  ASSERT_SERVING(server);
+  const auto created = put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}});
+  ASSERT_EQ(created.status, 201) << created.body << server.log();
+  const json stream = created.json();
+  EXPECT_EQ(stream["name"], "cam1");
+  EXPECT_EQ(stream["pipeline"], "smooth");
+  EXPECT_EQ(stream["uri"], kEndless);
+  for (const char* key : {"state", "since", "frames", "fps", "dropped", "latency", "reconnects", "last_error", "outputs"})
+    EXPECT_TRUE(stream.contains(key)) << key << " missing: " << created.body;
+  EXPECT_TRUE(stream["latency"].contains("p50_ms") && stream["latency"].contains("p99_ms")) << created.body;
+  EXPECT_TRUE(stream["since"].get<std::string>().ends_with("Z")) << "since is not ISO 8601 UTC: " << created.body;
+
+  // The same name again: replaced (200), with the override rendered for the template.
+  const auto replaced =
+      put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
+  EXPECT_EQ(replaced.status, 200) << replaced.body;
+
+  const auto one = curl("GET", server.url("/v1/streams/cam1"));
+  EXPECT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(one.json()["name"], "cam1");
+  const auto list = curl("GET", server.url("/v1/streams"));
+  ASSERT_EQ(list.status, 200) << list.body;
+  ASSERT_EQ(list.json()["streams"].size(), 1u) << list.body;
+  EXPECT_EQ(list.json()["streams"][0]["name"], "cam1");
+
+  // Frames go through: the stream runs.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  long long frames = 0;
+  while (frames == 0 && std::chrono::steady_clock::now() < deadline) {
+    frames = curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GT(frames, 0) << server.log();
+
+  const auto removed = curl("DELETE", server.url("/v1/streams/cam1"));
+  EXPECT_EQ(removed.status, 202) << removed.body;
+  expect_error(curl("GET", server.url("/v1/streams/cam1")), 404, "cam1");
+  expect_error(curl("DELETE", server.url("/v1/streams/cam1")), 404, "cam1");
+  // Its output was finalized where the template says, under the output root.
+  const auto file_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  while (count_frames(server.outputs() / "cam1.mkv") <= 0 && std::chrono::steady_clock::now() < file_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GT(count_frames(server.outputs() / "cam1.mkv"), 0) << server.log();
+}
+
+TEST(ServeApi, BadRequestsSayWhatIsWrong) {
+  ServeProcess server("bad-requests");
+  ASSERT_SERVING(server);
+  const json good = {{"pipeline", "smooth"}, {"uri", kEndless}};
+  // Names: [A-Za-z0-9._-]{1,64}.
+  expect_error(put_stream(server, "bad%20name", good), 400, "stream name");
+  expect_error(put_stream(server, std::string(65, 'a'), good), 400, "stream name");
+  expect_error(curl("GET", server.url("/v1/streams/bad%21")), 400, "stream name");
+  EXPECT_EQ(put_stream(server, std::string(64, 'a'), good).status, 201);
+  // The body: JSON, the keys it may have, each of its type.
+  expect_error(curl_with_body("PUT", server.url("/v1/streams/cam2"), "{\"uri\": "), 400, "not valid JSON");
+  expect_error(curl_with_body("PUT", server.url("/v1/streams/cam2"), "[1]"), 400, "expected a JSON object");
+  expect_error(put_stream(server, "cam2", {{"pipeline", "smooth"}, {"uri", 5}}), 400, "uri: expected a string");
+  expect_error(put_stream(server, "cam2", {{"pipeline", "smooth"}}), 400, "uri: missing");
+  expect_error(put_stream(server, "cam2", {{"pipeline", 3}, {"uri", kEndless}}), 400, "pipeline: expected a string");
+  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"sets", json::object()}}), 400, "sets: unknown key");
+  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", {{"smooth.radius", {{"a", 1}}}}}}), 400,
+               "set.smooth.radius");
+  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", 8}}), 400, "set: expected an object");
+  // What the manager refuses keeps the manager's status and `framepipe validate`'s words.
+  const auto unknown_template = put_stream(server, "cam2", {{"pipeline", "nosuch"}, {"uri", kEndless}});
+  EXPECT_TRUE(unknown_template.status == 404 || unknown_template.status == 422) << unknown_template.body;
+  expect_error(unknown_template, unknown_template.status, "nosuch");
+  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", {{"smooth.radius", -3}}}}), 422, "radius");
+  // Unknown routes and streams.
+  expect_error(curl("GET", server.url("/v1/nothing")), 404, "no route");
+  expect_error(curl("GET", server.url("/v1/streams/ghost")), 404, "ghost");
+  expect_error(curl("DELETE", server.url("/v1/streams/ghost")), 404, "ghost");
+  expect_error(curl("GET", server.url("/v1/streams/ghost/snapshot.jpg")), 404, "ghost");
+}
+
+TEST(ServeApi, CapacityIsRefusedWithTheCap) {
+  ServeProcess server("capacity", {.extra_args = {"--max-streams", "1"}});
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "cam1", {{"uri", kEndless}}).status, 201);
+  const auto refused = put_stream(server, "cam2", {{"uri", kEndless}});
+  expect_error(refused, 503, "capacity");
+  EXPECT_EQ(refused.json().value("max_streams", 0), 1) << refused.body;
+  EXPECT_EQ(refused.json()["error"], "capacity") << refused.body;
+}
+
+TEST(ServeApi, CredentialsAreNeverShown) {
+  ServeProcess server("masked");
+  ASSERT_SERVING(server);
+  const std::string secret = "s3cr3tPassw0rd";
+  const std::string uri = "rtsp://admin:" + secret + "@127.0.0.1:9/stream";
+  std::vector<HttpReply> replies;
+  replies.push_back(put_stream(server, "cam1", {{"uri", uri}}));
+  EXPECT_TRUE(replies.back().status == 201) << replies.back().body;
+  // And in the errors: a bad PUT quoting the URI, a DeepStream add with the URI.
+  replies.push_back(put_stream(server, "cam2", {{"uri", uri}, {"set", {{"nosuch.param", 1}}}}));
+  replies.push_back(curl_with_body("PUT", server.url("/v1/streams/cam3"), "{\"uri\": \"" + uri + "\", oops"));
+  replies.push_back(curl_with_body("POST", server.url("/api/v1/stream/add"),
+                                   json{{"key", "sensor"},
+                                        {"value", {{"camera_id", "bad id"}, {"camera_url", uri}, {"change", "camera_add"}}}}
+                                       .dump()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a reconnect attempt or two
+  replies.push_back(curl("GET", server.url("/v1/streams/cam1")));
+  replies.push_back(curl("GET", server.url("/v1/streams")));
+  replies.push_back(curl("GET", server.url("/v1/info")));
+  for (const auto& reply : replies) {
+    EXPECT_EQ(reply.body.find(secret), std::string::npos) << reply.body;
+    EXPECT_EQ(reply.headers.find(secret), std::string::npos) << reply.headers;
+  }
+  EXPECT_NE(replies[4].json().value("uri", "").find("127.0.0.1:9/stream"), std::string::npos) << replies[4].body;
+  EXPECT_EQ(server.log().find(secret), std::string::npos) << server.log();
+}
+
+TEST(ServeApi, InfoAndPipelinesDescribeTheService) {
+  ServeProcess server("info", {.templates = {{"smooth", kSmoothTemplate}, {"other", kSmoothTemplate}},
+                               .extra_args = {"--max-streams", "3"}});
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "cam1", {{"pipeline", "other"}, {"uri", kEndless}}).status, 201);
+  const auto info = curl("GET", server.url("/v1/info"));
+  ASSERT_EQ(info.status, 200) << info.body;
+  const json body = info.json();
+  EXPECT_FALSE(body.value("version", "").empty()) << info.body;
+  EXPECT_TRUE(body["devices"].is_array() && !body["devices"].empty()) << info.body;
+  EXPECT_EQ(body.value("capacity", 0), 3) << info.body;
+  EXPECT_EQ(body.value("streams", 0), 1) << info.body;
+  EXPECT_TRUE(body["streams_by_state"].is_object()) << info.body;
+  const auto pipelines = curl("GET", server.url("/v1/pipelines"));
+  ASSERT_EQ(pipelines.status, 200) << pipelines.body;
+  EXPECT_EQ(pipelines.json()["pipelines"], json({"other", "smooth"})) << pipelines.body;
+  // The first file given is the default template: PUT without "pipeline", DeepStream's add.
+  EXPECT_EQ(pipelines.json()["default"], "other") << pipelines.body;
+  // Probes: alive and ready with a stream running.
+  EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
+  EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
+}
+
+TEST(ServeApi, DeepStreamAddAndRemove) {
+  ServeProcess server("deepstream");
+  ASSERT_SERVING(server);
+  const auto change = [&](const std::string& what, const std::string& id) {
+    return json{{"key", "sensor"},
+                {"value", {{"camera_id", id}, {"camera_name", "front door"}, {"camera_url", kEndless}, {"change", what}}},
+                {"headers", {{"source", "vst"}, {"created_at", "2026-11-26T12:00:00.000Z"}}}}
+        .dump();
+  };
+  const auto added = curl_with_body("POST", server.url("/api/v1/stream/add"), change("camera_add", "ds1"));
+  ASSERT_EQ(added.status, 200) << added.body << server.log();
+  EXPECT_EQ(added.json()["reason"], "STREAM_ADD_SUCCESS") << added.body;
+  const auto stream = curl("GET", server.url("/v1/streams/ds1"));
+  EXPECT_EQ(stream.status, 200) << stream.body;
+  EXPECT_EQ(stream.json()["pipeline"], "smooth") << stream.body;
+  expect_error(curl_with_body("POST", server.url("/api/v1/stream/add"), change("camera_remove", "ds2")), 400,
+               "value.change");
+  expect_error(curl_with_body("POST", server.url("/api/v1/stream/add"), "{\"key\": \"sensor\"}"), 400, "value");
+  const auto removed = curl_with_body("POST", server.url("/api/v1/stream/remove"), change("camera_remove", "ds1"));
+  EXPECT_EQ(removed.status, 200) << removed.body;
+  EXPECT_EQ(removed.json()["reason"], "STREAM_REMOVE_SUCCESS") << removed.body;
+  expect_error(curl("GET", server.url("/v1/streams/ds1")), 404, "ds1");
+  expect_error(curl_with_body("POST", server.url("/api/v1/stream/remove"), change("camera_remove", "ds1")), 404, "ds1");
+}
+
+TEST(ServeApi, SnapshotIsAJpegOfTheNewestFrame) {
+  ServeProcess server("snapshot");
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "cam1", {{"uri", kEndless}}).status, 201);
+  HttpReply jpeg;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  do {
+    jpeg = curl("GET", server.url("/v1/streams/cam1/snapshot.jpg"));
+  } while (jpeg.status != 200 && std::chrono::steady_clock::now() < deadline);
+  ASSERT_EQ(jpeg.status, 200) << jpeg.body << server.log();
+  ASSERT_GT(jpeg.body.size(), 4u);
+  EXPECT_EQ(static_cast<unsigned char>(jpeg.body[0]), 0xFF);
+  EXPECT_EQ(static_cast<unsigned char>(jpeg.body[1]), 0xD8);
+  EXPECT_TRUE(jpeg.has_header("Content-Type")) << jpeg.headers;
+  EXPECT_NE(jpeg.headers.find("image/jpeg"), std::string::npos) << jpeg.headers;
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam1/snapshot.jpg?node=smooth")).status, 200);
+  expect_error(curl("GET", server.url("/v1/streams/cam1/snapshot.jpg?node=nosuch")), 404, "nosuch");
+}
+
+}  // namespace
+}  // namespace fp::test

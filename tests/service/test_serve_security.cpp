@@ -1,0 +1,180 @@
+// framepipe serve's boundary: the bearer token (401 without it, 200 with it; a non-loopback
+// address refuses to start without one), no CORS header on any answer (OPTIONS included),
+// the body limit (413), and clients that are slow on purpose not blocking the others.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "tests/service/curl_client.hpp"
+#include "tests/service/serve_process.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+#define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
+
+const std::string kToken = "tok-5f1e0c9a7d3b";
+
+std::string write_token(const std::filesystem::path& dir, const std::string& text) {
+  const auto file = dir / "token";
+  std::ofstream(file) << text;
+  return file.string();
+}
+
+TEST(ServeSecurity, TokenIsRequiredWhenGiven) {
+  TempDir tokens("serve-token-file");
+  ServeProcess server("token", {.extra_args = {"--token-file", write_token(tokens.path(), kToken + "\n")}});
+  ASSERT_SERVING(server);
+  const auto without = curl("GET", server.url("/v1/streams"));
+  EXPECT_EQ(without.status, 401) << without.body;
+  EXPECT_EQ(without.json().value("status", 0), 401) << without.body;
+  EXPECT_TRUE(without.has_header("WWW-Authenticate")) << without.headers;
+  const auto wrong = curl("GET", server.url("/v1/streams"), {"-H", "Authorization: Bearer " + kToken + "x"});
+  EXPECT_EQ(wrong.status, 401) << wrong.body;
+  const auto prefix = curl("GET", server.url("/v1/streams"), {"-H", "Authorization: Bearer " + kToken.substr(0, 5)});
+  EXPECT_EQ(prefix.status, 401) << prefix.body;
+  const auto right = curl("GET", server.url("/v1/streams"), {"-H", "Authorization: Bearer " + kToken});
+  EXPECT_EQ(right.status, 200) << right.body;
+  // A PUT without the token is refused before anything is read or started.
+  const auto put = curl_with_body("PUT", server.url("/v1/streams/cam1"), R"({"uri": "testsrc://64x48@30?frames=0"})");
+  EXPECT_EQ(put.status, 401) << put.body;
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam1"), {"-H", "Authorization: Bearer " + kToken}).status, 404);
+  // The probes answer without it (an orchestrator's checks carry none).
+  EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
+  EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
+  EXPECT_EQ(server.log().find(kToken), std::string::npos) << server.log();
+}
+
+TEST(ServeSecurity, NonLoopbackWithoutTokenRefusesToStart) {
+  TempDir dir("serve-no-token");
+  auto args = write_templates(dir.path(), {{"smooth", kSmoothTemplate}});
+  args.insert(args.begin(), "serve");
+  auto open = args;
+  open.insert(open.end(), {"--listen", "0.0.0.0:0", "--device", "cpu"});
+  const auto refused = run_framepipe_with_timeout(open, dir.path(), static_cast<int>(time_bound(30)));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--token-file"), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.output.find("listening on"), std::string::npos) << refused.output;
+
+  // A token file that is missing or empty: a clear error naming it, exit 2.
+  auto missing = open;
+  missing.insert(missing.end(), {"--token-file", (dir / "nosuch").string()});
+  const auto no_file = run_framepipe_with_timeout(missing, dir.path(), static_cast<int>(time_bound(30)));
+  EXPECT_EQ(no_file.exit_code, 2) << no_file.output;
+  EXPECT_NE(no_file.output.find("nosuch"), std::string::npos) << no_file.output;
+  auto empty = open;
+  empty.insert(empty.end(), {"--token-file", write_token(dir.path(), "\n")});
+  const auto empty_file = run_framepipe_with_timeout(empty, dir.path(), static_cast<int>(time_bound(30)));
+  EXPECT_EQ(empty_file.exit_code, 2) << empty_file.output;
+  EXPECT_NE(empty_file.output.find("empty"), std::string::npos) << empty_file.output;
+}
+
+TEST(ServeSecurity, NoCorsHeaderOnAnyAnswer) {
+  ServeProcess server("cors");
+  ASSERT_SERVING(server);
+  const std::vector<std::string> origin = {"-H", "Origin: http://evil.example"};
+  std::vector<HttpReply> replies = {
+      curl("GET", server.url("/v1/streams"), origin),
+      curl("GET", server.url("/v1/info"), origin),
+      curl("GET", server.url("/v1/streams/ghost"), origin),
+      curl("GET", server.url("/nothing"), origin),
+      curl_with_body("PUT", server.url("/v1/streams/cam1"), R"({"uri": "testsrc://64x48@30?frames=0"})", origin),
+      curl("OPTIONS", server.url("/v1/streams/cam1"),
+           {"-H", "Origin: http://evil.example", "-H", "Access-Control-Request-Method: PUT"}),
+      curl("OPTIONS", server.url("/v1/streams"), origin),
+  };
+  for (const auto& reply : replies) {
+    EXPECT_GT(reply.status, 0) << reply.curl_error;
+    EXPECT_FALSE(reply.has_header("Access-Control-Allow-Origin")) << reply.headers;
+    EXPECT_EQ(reply.headers.find("ccess-Control-"), std::string::npos) << reply.headers;
+  }
+  EXPECT_EQ(replies[5].status, 405) << replies[5].body;
+  EXPECT_EQ(replies[5].json().value("status", 0), 405) << replies[5].body;
+}
+
+TEST(ServeSecurity, BodyOverTheLimitIs413) {
+  ServeProcess server("body-limit");
+  ASSERT_SERVING(server);
+  const std::string big = R"({"uri": "testsrc://64x48@30?frames=0", "pad": ")" + std::string(200 * 1024, 'x') + "\"}";
+  const auto reply = curl_with_body("PUT", server.url("/v1/streams/cam1"), big);
+  EXPECT_EQ(reply.status, 413) << reply.body;
+  EXPECT_EQ(reply.json().value("status", 0), 413) << reply.body;
+  EXPECT_FALSE(reply.json().value("error", "").empty()) << reply.body;
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam1")).status, 404);
+  EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);  // and the server goes on
+}
+
+int connect_to(int port) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(sock);
+    return -1;
+  }
+  return sock;
+}
+
+// True when the server closed `sock` (a read gives 0 or an error) within `seconds`.
+bool closed_by_server(int sock, double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < deadline) {
+    pollfd pfd{sock, POLLIN, 0};
+    if (::poll(&pfd, 1, 100) > 0) {
+      char c;
+      const ssize_t n = ::recv(sock, &c, 1, MSG_DONTWAIT);
+      if (n <= 0) return true;
+    }
+  }
+  return false;
+}
+
+TEST(ServeSecurity, SlowClientsDoNotBlockOthers) {
+  ServeProcess server("slow-clients");
+  ASSERT_SERVING(server);
+  // One client sends its request a byte at a time, for ever; many others connect and say
+  // nothing. Together more than the workers the server has.
+  const int slow = connect_to(server.port());
+  ASSERT_GE(slow, 0);
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const std::string request = "GET /v1/info HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(1000, 'y');
+    for (std::size_t i = 0; i < request.size() && !done; ++i) {
+      if (::send(slow, &request[i], 1, MSG_NOSIGNAL) <= 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  std::vector<int> idle;
+  for (int i = 0; i < 60; ++i)
+    if (const int s = connect_to(server.port()); s >= 0) idle.push_back(s);
+  // Another client is answered promptly all the while.
+  const auto started = Clock::now();
+  const auto reply = curl("GET", server.url("/v1/info"), {}, time_bound(20));
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_EQ(reply.status, 200) << reply.curl_error << reply.body;
+  EXPECT_LT(took, time_bound(6)) << "a request waited " << took << " s behind slow and idle clients";
+  // The idle connections are closed soon, and the trickling one at the request deadline.
+  for (const int s : idle) EXPECT_TRUE(closed_by_server(s, time_bound(6))) << "an idle connection stays open";
+  EXPECT_TRUE(closed_by_server(slow, time_bound(15))) << "a client trickling its headers is never cut off";
+  done = true;
+  trickle.join();
+  for (const int s : idle) ::close(s);
+  ::close(slow);
+  EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
+}
+
+}  // namespace
+}  // namespace fp::test
