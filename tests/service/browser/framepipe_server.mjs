@@ -22,7 +22,7 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export async function startServer({ framepipe, pipelines, token, readyWithinMs }) {
+export async function startServer({ framepipe, pipelines, token, readyWithinMs, drainWithinMs }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framepipe-page-test-"));
   const tokenFile = path.join(dir, "token");
   fs.writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
@@ -46,7 +46,10 @@ export async function startServer({ framepipe, pipelines, token, readyWithinMs }
     async stop() {
       if (!exited) {
         child.kill("SIGTERM");  // drain: outputs finalized, exit 0
-        const done = await Promise.race([exit, sleep(20000).then(() => null)]);
+        let timer;
+        const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), drainWithinMs); });
+        const done = await Promise.race([exit, late]);
+        clearTimeout(timer);  // a pending timer would keep node alive for its whole length
         if (!done) { child.kill("SIGKILL"); await exit; }
       }
       fs.rmSync(dir, { recursive: true, force: true });

@@ -36,6 +36,10 @@ const STREAMS = ["page-a", "page-b"];
 // Small, paced (the template has realtime: true), endless: running until the test removes it.
 const INPUT = "testsrc://320x180@15?frames=0&noise=10";
 
+const started = Date.now();
+// Each phase with its time, so a slow or failed run shows where the time went.
+const step = (what) => console.log(`status_page_test: ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}`);
+
 function usage(message) {
   console.error(`status_page_test: ${message}`);
   process.exit(2);
@@ -93,12 +97,14 @@ async function main() {
     if (!opt.framepipe || !opt.pipeline) usage("give --url URL, or --framepipe BIN --pipeline FILE to start a server");
     token = token || `page-test-${process.pid}-${Date.now()}`;
     try {
-      server = await startServer({ framepipe: opt.framepipe, pipelines: [opt.pipeline], token, readyWithinMs: bound(30) });
+      server = await startServer({ framepipe: opt.framepipe, pipelines: [opt.pipeline], token, readyWithinMs: bound(30),
+                                   drainWithinMs: bound(20) });
     } catch (e) {
       console.error(`status_page_test: FAILED: ${e.message}`);
       process.exit(1);
     }
     base = server.url;
+    step(`framepipe serve ready on ${base}`);
     pipelineName = pipelineName || path.basename(opt.pipeline).replace(/\.[^.]*$/, "");
   }
   if (!pipelineName) usage("--pipeline-name NAME: which of the server's templates the streams use");
@@ -113,6 +119,7 @@ async function main() {
       if (put.status !== 201 && put.status !== 200) throw new Error(`PUT /v1/streams/${name}: ${put.status} ${put.text}`);
     }
 
+    step(`created ${STREAMS.join(", ")}`);
     browser = await chromium.launch({
       executablePath: opt.chromium,
       // Chromium's sandbox needs an unprivileged user: as root (CI and these containers run as
@@ -133,6 +140,7 @@ async function main() {
     if (response.status() !== 200 || !/^text\/html/.test(type)) problems.push(`GET / answered ${response.status()} ${type}`);
     if (!response.headers()["content-security-policy"]) problems.push("GET / has no Content-Security-Policy header");
 
+    step("page loaded");
     const deadline = Date.now() + bound(Number(opt["timeout-s"]));
     for (;;) {
       seen = await page.evaluate(readPage);
@@ -140,6 +148,7 @@ async function main() {
       await page.waitForTimeout(250);
     }
     if (satisfied(seen)) {
+      step("both streams running on the page, both thumbnails loaded");
       // Refreshed, not loaded once: each thumbnail is replaced by a newer frame (a new blob)
       // within a few of the page's refresh periods, and stays loaded through the swap.
       const first = new Map(seen.map((card) => [card.name, card.thumbnail.src]));
@@ -152,7 +161,8 @@ async function main() {
         await page.waitForTimeout(250);
         seen = await page.evaluate(readPage);
       }
-      if (!refreshed(seen)) problems.push(`within ${bound(15) / 1000} s the thumbnails of ${STREAMS.join(" and ")} were not replaced by newer frames`);
+      if (refreshed(seen)) step("both thumbnails refreshed");
+      else problems.push(`within ${bound(15) / 1000} s the thumbnails of ${STREAMS.join(" and ")} were not replaced by newer frames`);
     } else {
       problems.push(`within ${bound(Number(opt["timeout-s"])) / 1000} s the page did not show ${STREAMS.join(" and ")} ` +
                     "as running, each with a loaded thumbnail (naturalWidth > 0)");
@@ -176,6 +186,7 @@ async function main() {
               seen.map((card) => "\n  " + JSON.stringify(card)).join(""));
   if (server) {
     const exited = await server.stop();
+    step("framepipe serve stopped");
     if (problems.length) console.error(`framepipe serve's output:\n${server.log()}`);
     if (exited && exited.code !== 0) problems.push(`framepipe serve ended with ${JSON.stringify(exited)} after SIGTERM (drain should exit 0)`);
   }
@@ -183,7 +194,7 @@ async function main() {
     console.error("status_page_test: FAILED\n  " + problems.join("\n  "));
     process.exit(1);
   }
-  console.log("status_page_test: passed (both streams running on the page, both thumbnails loaded)");
+  console.log("status_page_test: passed (both streams running on the page, both thumbnails loaded and refreshed)");
 }
 
 const hardLimit = setTimeout(() => {
