@@ -25,7 +25,7 @@ const { values: opt } = parseArgs({
     "pipeline-name": { type: "string" },
     screenshot: { type: "string" },
     chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
-    "timeout-s": { type: "string", default: "60" },
+    "timeout-s": { type: "string", default: "30" },
   },
 });
 
@@ -80,13 +80,19 @@ function readPage() {
   });
 }
 
-function satisfied(seen) {
-  return STREAMS.every((name) => {
+// What keeps each of the test's streams from passing, by name ([] when none).
+function shortfalls(seen) {
+  const wrong = [];
+  for (const name of STREAMS) {
     const card = seen.find((c) => c.name === name);
-    return card && card.state === "running" && card.thumbnail && card.thumbnail.complete &&
-           card.thumbnail.naturalWidth > 0 && card.thumbnail.shown;
-  });
+    if (!card) wrong.push(`${name}: not on the page`);
+    else if (card.state !== "running") wrong.push(`${name}: state '${card.state}', not 'running'`);
+    else if (!card.thumbnail || !card.thumbnail.complete || card.thumbnail.naturalWidth <= 0 || !card.thumbnail.shown)
+      wrong.push(`${name}: no loaded thumbnail (${JSON.stringify(card.thumbnail)})`);
+  }
+  return wrong;
 }
+const satisfied = (seen) => shortfalls(seen).length === 0;
 
 async function main() {
   let server = null;
@@ -165,8 +171,9 @@ async function main() {
       else problems.push(`within ${bound(15) / 1000} s the thumbnails of ${STREAMS.join(" and ")} were not replaced by newer frames`);
     } else {
       problems.push(`within ${bound(Number(opt["timeout-s"])) / 1000} s the page did not show ${STREAMS.join(" and ")} ` +
-                    "as running, each with a loaded thumbnail (naturalWidth > 0)");
-      problems.push(`banner: ${JSON.stringify(await page.evaluate(() => document.getElementById("problem-text")?.textContent ?? null))}`);
+                    "as running, each with a loaded thumbnail (naturalWidth > 0):", ...shortfalls(seen).map((w) => "  " + w));
+      const banner = await page.evaluate(() => document.getElementById("problem-text")?.textContent ?? "");
+      if (banner) problems.push(`the page's error banner: ${banner}`);
     }
     // The token is taken out of the address bar once read.
     if (token && page.url().includes(token)) problems.push(`the token stayed in the address bar: ${page.url()}`);
