@@ -35,6 +35,11 @@ const bound = (seconds) => seconds * 1000 * scale;
 const STREAMS = ["page-a", "page-b"];
 // Small, paced (the template has realtime: true), endless: running until the test removes it.
 const INPUT = "testsrc://320x180@15?frames=0&noise=10";
+// A stream whose URI (and so its error: nothing listens on loopback port 9) carries markup: the
+// page must show it as text. Were it parsed, the <img> would run its onerror and set a global.
+const MARKUP_STREAM = "page-markup";
+const MARKUP = "<img src=x onerror=window.framepipeInjected=1>";
+const MARKUP_INPUT = `rtsp://127.0.0.1:9/${MARKUP}`;
 
 const started = Date.now();
 // Each phase with its time, so a slow or failed run shows where the time went.
@@ -120,8 +125,8 @@ async function main() {
   let seen = [];
   const pageErrors = [];
   try {
-    for (const name of STREAMS) {
-      const put = await api(base, token, "PUT", `/v1/streams/${name}`, { pipeline: pipelineName, uri: INPUT });
+    for (const [name, uri] of [...STREAMS.map((n) => [n, INPUT]), [MARKUP_STREAM, MARKUP_INPUT]]) {
+      const put = await api(base, token, "PUT", `/v1/streams/${name}`, { pipeline: pipelineName, uri });
       if (put.status !== 201 && put.status !== 200) throw new Error(`PUT /v1/streams/${name}: ${put.status} ${put.text}`);
     }
 
@@ -175,6 +180,23 @@ async function main() {
       const banner = await page.evaluate(() => document.getElementById("problem-text")?.textContent ?? "");
       if (banner) problems.push(`the page's error banner: ${banner}`);
     }
+    // The markup in a stream's URI and error is shown as text, and nothing of it ran or was
+    // made an element.
+    const markup = await page.evaluate((name) => {
+      const card = document.querySelector(`[data-stream="${name}"]`);
+      return {
+        listed: !!card,
+        uri: card?.querySelector(".uri")?.textContent ?? "",
+        error: card?.querySelector(".last-error")?.textContent ?? "",
+        injected: window.framepipeInjected === 1,
+        strayImages: [...document.querySelectorAll("img")].filter((img) => !img.classList.contains("snapshot")).length,
+      };
+    }, MARKUP_STREAM);
+    if (!markup.listed) problems.push(`${MARKUP_STREAM} (a URI with markup) is not on the page`);
+    else if (!markup.uri.includes(MARKUP)) problems.push(`${MARKUP_STREAM}: its URI is not shown as text: ${JSON.stringify(markup.uri)}`);
+    if (markup.error && !markup.error.includes(MARKUP)) problems.push(`${MARKUP_STREAM}: its error lost the markup text: ${JSON.stringify(markup.error)}`);
+    if (markup.injected || markup.strayImages) problems.push(`${MARKUP_STREAM}: markup from the server became part of the page (${JSON.stringify(markup)})`);
+
     // The token is taken out of the address bar once read.
     if (token && page.url().includes(token)) problems.push(`the token stayed in the address bar: ${page.url()}`);
     problems.push(...pageErrors);
@@ -186,7 +208,7 @@ async function main() {
     problems.push(e.message);
   } finally {
     if (browser) await browser.close().catch(() => {});
-    for (const name of STREAMS) await api(base, token, "DELETE", `/v1/streams/${name}`).catch(() => {});
+    for (const name of [...STREAMS, MARKUP_STREAM]) await api(base, token, "DELETE", `/v1/streams/${name}`).catch(() => {});
   }
 
   console.log(`status_page_test: the page showed ${seen.length} stream(s):` +
