@@ -23,9 +23,9 @@ struct HttpHeader {
 };
 
 // The headers to send with the page besides its Content-Type: a Content-Security-Policy that
-// allows only the page's own inline script and style, requests to its own origin and the
-// thumbnails it makes from those (blob: images), and nothing else; no framing, no sniffing,
-// no referrer (the token is never in a URL the page requests, but stay safe).
+// allows only the page's own inline script and style (by their SHA-256, computed at build
+// time), requests to its own origin and the thumbnails it makes from those (blob: images),
+// and nothing else; no framing, no sniffing, no referrer.
 std::span<const HttpHeader> status_page_headers();
 
 }  // namespace fp::service

@@ -72,6 +72,10 @@ TEST(StatusPage, HeadersConfineThePage) {
   EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << csp;
   EXPECT_NE(csp.find("connect-src 'self'"), std::string::npos) << csp;
   EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << csp;
+  // The page's one script and one style, by hash: no other inline code may run.
+  EXPECT_TRUE(std::regex_search(csp, std::regex(R"(script-src 'sha256-[A-Za-z0-9+/]{43}='; )"))) << csp;
+  EXPECT_TRUE(std::regex_search(csp, std::regex(R"(style-src 'sha256-[A-Za-z0-9+/]{43}='; )"))) << csp;
+  EXPECT_EQ(csp.find("unsafe"), std::string::npos) << csp;
   // Only the page's own origin, inline code and blobs: no host, no scheme of the network.
   EXPECT_FALSE(std::regex_search(csp, std::regex(R"(https?:|\*|data:)"))) << csp;
   EXPECT_EQ(header("X-Content-Type-Options"), "nosniff");
