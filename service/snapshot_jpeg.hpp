@@ -7,7 +7,7 @@
 
 namespace fp::service {
 
-// Throws HttpError 501 in a build without the JPEG encoder (media/jpeg_encoder.hpp).
+// Quality 80: a thumbnail's worth. Throws MediaError ("jpeg: ...") as encode_jpeg does.
 std::string snapshot_jpeg(const Frame& frame);
 
 }  // namespace fp::service

@@ -31,7 +31,9 @@ ServeProcess::ServeProcess(const std::string& test_name, ServeOptions options) :
   std::filesystem::create_directories(dir_ / "out");
   std::vector<std::string> args = {"serve"};
   for (const auto& file : write_templates(dir_.path(), options.templates)) args.push_back(file);
-  for (const auto& a : {"--listen", "127.0.0.1:0", "--device", "cpu", "--drain-timeout", "20"}) args.push_back(a);
+  for (const auto& a : {"--listen", "127.0.0.1:0", "--device", "cpu"}) args.push_back(a);
+  args.push_back("--drain-timeout");
+  args.push_back(std::to_string(options.drain_timeout));
   args.push_back("--output-root");
   args.push_back((dir_ / "out").string());
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());

@@ -20,6 +20,7 @@ extern const char* const kSmoothTemplate;
 struct ServeOptions {
   std::map<std::string, std::string> templates = {{"smooth", kSmoothTemplate}};  // stem -> YAML
   std::vector<std::string> extra_args;  // e.g. --max-streams 1, --token-file F
+  int drain_timeout = 20;               // seconds
 };
 
 class ServeProcess {

@@ -90,7 +90,7 @@ TEST(ServeLifecycle, ReadyIsNotAboutCameras) {
 }
 
 TEST(ServeLifecycle, SecondSignalEndsAtOnce) {
-  ServeProcess server("second-signal", {.extra_args = {"--drain-timeout", "60"}});
+  ServeProcess server("second-signal", {.drain_timeout = 60});
   ASSERT_SERVING(server);
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndless).status, 201);
   ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
