@@ -1,13 +1,17 @@
 // The status page in a real browser: Debian's headless Chromium, driven by playwright-core
 // (no browser download). Creates two streams through the API, opens GET / and waits — bounded —
 // until the page lists both as running and each one's thumbnail <img> has loaded a real
-// picture (naturalWidth > 0). Fails otherwise, printing what the page showed.
+// picture (naturalWidth > 0), then until both thumbnails have been replaced by newer frames.
+// A third stream's URI and error carry markup, which the page must show as text. A script
+// error or a Content-Security-Policy refusal in the page fails the test too. On failure it
+// says, per stream, what the page showed.
 //
 //   node status_page_test.mjs --framepipe BUILD/bin/framepipe --pipeline PIPELINE.yaml
 //       starts its own `framepipe serve` (loopback, with a bearer token: the page has to send
 //       it, from #token=..., on every request and fetch the thumbnails as blobs)
 //   node status_page_test.mjs --url http://127.0.0.1:8080 [--token TOKEN] [--pipeline-name NAME]
-//       against a server that is already running
+//       against a server that is already running (it adds, then deletes, the streams
+//       page-a, page-b and page-markup there)
 //   either with --screenshot FILE.png: the page as an operator sees it, once the wait is over
 //
 // Exit status: 0 pass, 1 fail (the reason on stderr), 2 bad arguments or set-up.
