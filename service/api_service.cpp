@@ -3,6 +3,7 @@
 #include "service/deepstream_routes.hpp"
 #include "service/json_response.hpp"
 #include "service/probe_routes.hpp"
+#include "service/status_page.hpp"
 #include "service/stream_routes.hpp"
 
 namespace fp::service {
@@ -24,7 +25,8 @@ ApiService::ApiService(StreamManager& manager, ApiServiceOptions options)
   if (!options_.page.empty())
     server_.add_route("GET", "/", [this](const httplib::Request&, httplib::Response& res) {
       res.status = 200;
-      res.set_content(options_.page, "text/html; charset=utf-8");
+      for (const auto& header : status_page_headers()) res.set_header(std::string(header.name), std::string(header.value));
+      res.set_content(options_.page, std::string(kStatusPageContentType));
     });
   if (options_.on_request) server_.on_request(options_.on_request);
 }

@@ -21,7 +21,7 @@ struct ApiServiceOptions {
   std::string version;               // GET /v1/info
   std::vector<std::string> devices;  // GET /v1/info
   std::function<std::string()> metrics;  // GET /metrics: Prometheus text format; unset: 404
-  std::string page;                      // GET /: the status page (HTML); empty: 404
+  std::string page;                      // GET /: the status page (HTML; served without the token, with status_page_headers()); empty: 404
   HttpServer::RequestObserver on_request;
   std::function<void()> on_drain;    // POST /v1/drain was asked (after /readyz turned 503)
 };

@@ -69,6 +69,9 @@ void HttpServer::install_common_handlers() {
     }
     if (options_.token.empty() || req.path == "/livez" || req.path == "/readyz")
       return httplib::Server::HandlerResponse::Unhandled;
+    // The status page itself: a browser's navigation cannot send Authorization, and the page
+    // holds no data (it asks /v1/ for everything, with the token, which those routes check).
+    if (req.method == "GET" && req.path == "/") return httplib::Server::HandlerResponse::Unhandled;
     if (bearer_token_matches(req.get_header_value("Authorization"), options_.token))
       return httplib::Server::HandlerResponse::Unhandled;
     t_route = "unauthorized";

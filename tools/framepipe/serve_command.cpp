@@ -20,6 +20,7 @@
 #include "service/bearer_token.hpp"
 #include "service/listen_address.hpp"
 #include "service/metrics.hpp"
+#include "service/status_page.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -111,6 +112,7 @@ int serve_command(const ServeArguments& args) {
   api_options.on_drain = [&] { drain_asked = true; };
   api_options.metrics = [&metrics] { return metrics.scrape(); };
   api_options.on_request = [&metrics](const std::string& route, int status) { metrics.count_request(route, status); };
+  api_options.page = std::string(service::status_page_html());
   service::ApiService api(manager, std::move(api_options));
   const int port = api.start();
   fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());
