@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cpu/mean_smooth.hpp"
@@ -50,6 +51,11 @@ TEST(GpuRunMonitor, FramesOnDemandAreTheNodesOutputAfterTheSlotCompleted) {
                          "  - {id: smooth, type: mean_smooth, radius: 2}\n"
                          "  - {id: out, type: encode, output: " + (dir / "out.y4m").string() + "}\n",
                          monitor, Device{DeviceKind::Cuda, 0});
+  // The nodes can be asked for once the run has set up its graph (before: invalid_argument).
+  const auto set_up_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(time_bound(5000)));
+  while (monitor.frame_nodes().empty() && std::chrono::steady_clock::now() < set_up_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_FALSE(monitor.frame_nodes().empty()) << "the run never set up its graph";
   int checked = 0;
   std::vector<std::uint8_t> luma(320 * 240);
   while (!run.done() && checked < 30) {

@@ -95,7 +95,9 @@ TEST_F(StreamTemplateTest, AnUnknownTemplateIs422NamingTheKnownOnes) {
 }
 
 // The API's refusal and `framepipe validate TEMPLATE -i URI --set ...`'s error lines are
-// the same text (validate adds its count line after them).
+// the same text (validate adds its count line after them). The templates here are checked
+// for the CPU (no devices given), so validate is told the same: on a machine with a GPU its
+// `auto` would add the CUDA kernels' limits (smooth.radius <= 32).
 TEST_F(StreamTemplateTest, AnInvalidStreamIs422WithValidatesWords) {
   StreamSpec s = spec("cam1", "rtsp://user:hunter2@cam.example/live?transport=carrier-pigeon");
   s.sets = {{"smooth.radius", "99"}, {"smooth.nope", "1"}};
@@ -104,7 +106,7 @@ TEST_F(StreamTemplateTest, AnInvalidStreamIs422WithValidatesWords) {
   EXPECT_EQ(status, 422);
   const auto validate = test::run_framepipe({"validate", (dir_ / "templates" / "smooth.yaml").string(), "-i", s.uri,
                                              "--set", "smooth.nope=1", "--set", "smooth.radius=99", "--set",
-                                             "input.on_error=sometimes"});
+                                             "input.on_error=sometimes", "--device", "cpu"});
   ASSERT_EQ(validate.exit_code, 2) << validate.output;
   const std::string lines = validate.output.substr(0, validate.output.rfind("framepipe: "));
   EXPECT_EQ(message + "\n", lines);
