@@ -107,7 +107,8 @@ fi
 # Sanitizers on small sizes (FRAMEPIPE_SMALL_SIZES), one process per test so that they run
 # SANITIZER_JOBS at a time (racecheck is hundreds of times slower than the kernels), each
 # bounded by SANITIZER_TIMEOUT (a timeout shows as exit 124 and fails the check). The kernel
-# tests and the GPU executor's tests (several slots against the CPU) are both covered.
+# tests, the GPU executor's tests (several slots against the CPU) and the run monitor's
+# frames on demand are covered.
 if [[ $steps == *" sanitizers "* ]]; then
   sanitizer_dir=build-gpu/sanitizer
   rm -rf "$sanitizer_dir"; mkdir -p "$sanitizer_dir"
@@ -118,6 +119,8 @@ if [[ $steps == *" sanitizers "* ]]; then
   {
     list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:TileCuda.*:-*1080p*:*4K*:*3840*'
     list_tests test_gpu_executor '*'
+    # Frames on demand (a service's snapshot): downloads added to a slot's work, read after it.
+    list_tests test_gpu_run_monitor '*'
     list_tests test_nvdec '*'
   } | grep -E "${SANITIZER_MATCH:-.}" >"$sanitizer_dir/tests"
   sanitize_one() {  # tool binary test

@@ -7,7 +7,8 @@
 # removal and over the cycles, and the server's RSS (tools/serve_bench.py does the driving).
 #
 #   tools/serve-bench.sh
-# Environment: STREAMS (32), CHURN (8), ROUNDS (10), CYCLES (100); DEVICE (cuda:0) and
+# Environment: STREAMS (32), CHURN (8), ROUNDS (10), CYCLES (100); CHURN_URI (the churned
+# streams' input, e.g. testsrc://1920x1080@30?noise=20: no decoder to open); DEVICE (cuda:0) and
 # DECODER (nvdec) only to try the script without a GPU (DEVICE=cpu DECODER=software, with
 # small SIZE=320x240). Needs a CUDA build in build-gpu/ (tools/gpu-check.sh makes it) or
 # FRAMEPIPE=path, and .gpudeps/. Writes build-gpu/serve-bench/ (and $OUT when set).
@@ -63,7 +64,7 @@ done
 [ -n "$url" ] || { echo "serve-bench: the server did not start" >&2; cat serve.log >&2; kill $server; exit 1; }
 
 python3 "$root/tools/serve_bench.py" --url "$url" --uri "$work/live.mp4" --pipeline camera --pid $server \
-  --out "$work" --streams "$streams" --churn "$churn" --rounds "$rounds" --cycles "$cycles"
+  ${CHURN_URI:+--churn-uri "$CHURN_URI"} --out "$work" --streams "$streams" --churn "$churn" --rounds "$rounds" --cycles "$cycles"
 status=$?
 kill -TERM $server
 wait $server || { echo "serve-bench: the server's drain failed"; status=1; }

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import urllib.error
@@ -40,13 +39,19 @@ def request(url, method="GET", body=None, timeout=10):
             return e.code, payload.decode(errors="replace")
 
 
-def gpu_memory_mib():
+def gpu_memory_mib(base):
+    """The server's own figure (framepipe_gpu_memory_used_bytes, cudaMemGetInfo: the whole
+    GPU's use, as nvidia-smi shows it). Not nvidia-smi itself: starting NVML takes driver
+    locks that stall the GPU's other work for milliseconds, which would show in the very
+    latency this benchmark measures."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout
-        return float(out.split()[0])
-    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
-        return float("nan")
+        with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
+            for line in response.read().decode().splitlines():
+                if line.startswith("framepipe_gpu_memory_used_bytes{"):
+                    return float(line.split()[-1]) / (1024 * 1024)
+    except (OSError, ValueError):
+        pass
+    return float("nan")
 
 
 def rss_mib(pid):
@@ -77,8 +82,8 @@ class Bench:
             raise RuntimeError(f"GET /v1/streams: {status} {body}")
         return {s["name"]: s for s in (body["streams"] if isinstance(body, dict) else body)}
 
-    def add(self, name):
-        body = {"pipeline": self.args.pipeline, "uri": self.args.uri}
+    def add(self, name, uri=None):
+        body = {"pipeline": self.args.pipeline, "uri": uri or self.args.uri}
         status, reply = request(f"{self.base}/v1/streams/{name}", "PUT", body)
         if status not in (200, 201):
             raise RuntimeError(f"PUT {name}: {status} {reply}")
@@ -95,6 +100,12 @@ class Bench:
                 return
             time.sleep(0.2)
         raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
+
+    def poll_for(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.streams()
+            time.sleep(0.2)
 
     def wait_running(self, name):
         self.wait_for(lambda s: name in s and s[name]["state"] == "running", f"{name} to run", 60)
@@ -113,9 +124,9 @@ class Bench:
         names = [f"cam{i:02d}" for i in range(a.streams)]
         churned = names[-a.churn:] if a.churn else []
         untouched = [n for n in names if n not in churned]
-        record = {"streams": a.streams, "churn": a.churn, "rounds": a.rounds, "cycles": a.cycles,
+        record = {"churn_uri": a.churn_uri, "streams": a.streams, "churn": a.churn, "rounds": a.rounds, "cycles": a.cycles,
                   "uri": a.uri, "pipeline": a.pipeline}
-        record["gpu_memory_empty_mib"] = gpu_memory_mib()
+        record["gpu_memory_empty_mib"] = gpu_memory_mib(self.base)
 
         # 1. Streams added one by one to the running server.
         t0 = time.monotonic()
@@ -125,15 +136,17 @@ class Bench:
         record["add_seconds"] = time.monotonic() - t0
         self.log(f"{a.streams} streams running after {record['add_seconds']:.1f} s")
 
-        # 2. Quiet: the recent window must first hold only frames from after the adds.
-        time.sleep(a.window)
+        # 2. Quiet: the recent window must first hold only frames from after the adds. The
+        # API is read as often as during the churn (whose waits poll it), so that both
+        # phases carry the same observer's load and only the churn differs.
+        self.poll_for(a.window)
         quiet_start = self.sample(names)
         quiet = []
         for _ in range(a.quiet_windows):
-            time.sleep(a.window)
+            self.poll_for(a.window)
             quiet.append(self.sample(untouched))
         quiet_end = self.sample(names)
-        record["gpu_memory_all_mib"] = gpu_memory_mib()
+        record["gpu_memory_all_mib"] = gpu_memory_mib(self.base)
 
         # 3. Churn.
         churn_samples = []
@@ -144,12 +157,12 @@ class Bench:
             for n in churned:
                 self.remove(n)
             self.wait_gone(churned)
-            memory_after_removal.append(gpu_memory_mib())
+            memory_after_removal.append(gpu_memory_mib(self.base))
             for n in churned:
-                self.add(n)
+                self.add(n, a.churn_uri)
             for n in churned:
                 self.wait_running(n)
-            time.sleep(a.settle)
+            self.poll_for(a.settle)
             if time.monotonic() - last_sample >= a.window:
                 churn_samples.append(self.sample(untouched))
                 last_sample = time.monotonic()
@@ -173,7 +186,7 @@ class Bench:
 
         # 4. Many add/remove cycles of one extra stream.
         cycle_name = "cycle"
-        memory_before, rss_before = gpu_memory_mib(), rss_mib(a.pid)
+        memory_before, rss_before = gpu_memory_mib(self.base), rss_mib(a.pid)
         t0 = time.monotonic()
         for i in range(a.cycles):
             self.add(cycle_name)
@@ -181,9 +194,9 @@ class Bench:
             self.remove(cycle_name)
             self.wait_gone([cycle_name])
             if i == 0:  # the first cycle may fill pools that later cycles reuse
-                memory_before, rss_before = gpu_memory_mib(), rss_mib(a.pid)
+                memory_before, rss_before = gpu_memory_mib(self.base), rss_mib(a.pid)
         record["cycles_seconds"] = time.monotonic() - t0
-        memory_after, rss_after = gpu_memory_mib(), rss_mib(a.pid)
+        memory_after, rss_after = gpu_memory_mib(self.base), rss_mib(a.pid)
         record.update({"cycles_gpu_memory_mib": [memory_before, memory_after],
                        "cycles_rss_mib": [rss_before, rss_after]})
         record["events"] = self.events
@@ -222,6 +235,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--url", required=True)
     p.add_argument("--uri", required=True, help="every stream's input")
+    p.add_argument("--churn-uri", help="the churned streams' input when not --uri (to tell the cost of "
+                   "opening a decoder from that of the rest of a stream's start)")
     p.add_argument("--pipeline", default="camera")
     p.add_argument("--pid", type=int, required=True, help="the server's process, for its RSS")
     p.add_argument("--out", required=True)
