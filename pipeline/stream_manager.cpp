@@ -261,10 +261,33 @@ struct StreamManager::Impl {
       state = StreamState::Starting;
     }
     if (state != run.state) {
+      log_state_change(run, state);
       run.state = state;
       run.since = std::chrono::system_clock::now();
     }
     return state;
+  }
+
+  // One line per change an operator cares about (the log is what a service leaves behind).
+  static void log_state_change(const Run& run, StreamState state) {
+    const std::string& name = run.spec.name;
+    switch (state) {
+      case StreamState::Running:
+        spdlog::info("stream {}: running", name);
+        break;
+      case StreamState::Reconnecting:
+        spdlog::warn("stream {}: input lost, reconnecting", name);
+        break;
+      case StreamState::Finished:
+        spdlog::info("stream {}: finished, outputs finalized", name);
+        break;
+      case StreamState::Failed:
+        spdlog::error("stream {}: failed: {}", name,
+                      mask_uris_in_text(!run.rejected.empty() ? run.rejected : run.error));
+        break;
+      default:
+        break;
+    }
   }
 
   // mutex held.
@@ -491,6 +514,8 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
   }
   impl_->wake.notify_all();
   impl_->save();
+  spdlog::info("stream {}: {} (pipeline {}, input {})", spec.name,
+               outcome == PutOutcome::Created ? "added" : "replaced", spec.pipeline, mask_credentials(spec.uri));
   return outcome;
 }
 
@@ -507,6 +532,7 @@ bool StreamManager::remove(const std::string& name) {
   }
   impl_->wake.notify_all();
   impl_->save();
+  spdlog::info("stream {}: removed, finalizing its outputs", name);
   return true;
 }
 
