@@ -12,6 +12,7 @@
 #include "service/metrics.hpp"
 #include "service/metrics_server.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/service/installed_program.hpp"
 #include "tests/service/promtool.hpp"
 
 namespace fp {
@@ -129,6 +130,7 @@ TEST(Metrics, EveryFamilyWithHelpAndTypeAndPromtoolClean) {
     EXPECT_EQ(text.find(leak), std::string::npos) << leak << "\n" << text;
 
   test::TempDir dir("metrics_promtool");
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = test::promtool_check_metrics(text, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
@@ -157,6 +159,7 @@ TEST(Metrics, RemovedStreamsSeriesDisappearAndStageTimeNeverGoesDown) {
   EXPECT_TRUE(has_line(empty, R"(framepipe_stage_seconds_total{stage="nlmeans"} 5.25)")) << empty;
   EXPECT_EQ(empty.find("framepipe_stream_up{"), std::string::npos) << empty;
   test::TempDir dir("metrics_promtool_empty");
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = test::promtool_check_metrics(empty, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << empty;
 }
@@ -164,6 +167,7 @@ TEST(Metrics, RemovedStreamsSeriesDisappearAndStageTimeNeverGoesDown) {
 // promtool itself must be able to fail here, or a clean result would mean nothing.
 TEST(Metrics, PromtoolRejectsABadExposition) {
   test::TempDir dir("metrics_promtool_bad");
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = test::promtool_check_metrics(
       "# HELP framepipe_frames counted\n# TYPE framepipe_frames counter\nframepipe_frames 1\n", dir.path());
   EXPECT_NE(check.exit_code, 0) << check.output;

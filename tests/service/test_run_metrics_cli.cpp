@@ -17,6 +17,7 @@
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/service/metrics_scrape.hpp"
 #include "tests/service/prometheus_server.hpp"
+#include "tests/service/installed_program.hpp"
 #include "tests/service/promtool.hpp"
 #include "tests/time_bound.hpp"
 
@@ -80,6 +81,7 @@ TEST(RunMetricsCli, ServesPromtoolCleanMetricsWhileTheRunLasts) {
   EXPECT_EQ(text.find("testsrc"), std::string::npos) << text;
   EXPECT_EQ(text.find(".mkv"), std::string::npos) << text;
 
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = promtool_check_metrics(text, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
@@ -155,6 +157,7 @@ std::set<std::string> streams_with_output(const std::string& response) {
 }
 
 TEST(RunMetricsCli, PrometheusScrapesTheRunAndSeesEveryStreamsOutput) {
+  SKIP_UNLESS_INSTALLED("prometheus", "prometheus");
   TempDir dir("run-metrics-prometheus");
   write_two_streams(dir);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "--device", "cpu", "--metrics", "127.0.0.1:0"});

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/service/curl_client.hpp"
@@ -68,11 +70,30 @@ TEST(ServeLifecycle, ReadyIsNotAboutCameras) {
   EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
 }
 
+// True when a thread of process `pid` waits in the kernel for the other end of a FIFO
+// (opening a FIFO to write blocks in wait_for_partner until a reader opens it).
+bool waits_on_a_fifo(int pid) {
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    std::ifstream wchan(task.path() / "wchan");
+    std::string where;
+    if (wchan >> where && where == "wait_for_partner") return true;
+  }
+  return false;
+}
+
 // A stream that cannot finish: its output is a FIFO nobody reads, so opening it blocks and
-// the stream stays `starting` (a drain cannot end it).
+// the stream stays `starting` (a drain cannot end it). Returns once the stream's thread is
+// in that open: a drain asked earlier would stop the stream before it opens its outputs,
+// and it would end at once (the drain then finishes, exit 0).
 void add_stuck_stream(ServeProcess& server) {
   ASSERT_EQ(mkfifo((server.outputs() / "stuck.mkv").c_str(), 0600), 0);
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/stuck"), kEndless).status, 201) << server.log();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  while (!waits_on_a_fifo(server.process().pid()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(waits_on_a_fifo(server.process().pid()))
+      << "no thread of the server waits to open the FIFO stuck.mkv\n" << server.log();
 }
 
 bool wait_for_log(ServeProcess& server, const std::string& text) {
@@ -88,7 +109,7 @@ TEST(ServeLifecycle, DrainRequestRefusesAddsAndEnds) {
   ASSERT_SERVING(server);
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndless).status, 201);
   ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
-  add_stuck_stream(server);
+  ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
   EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
   const auto drain = curl("POST", server.url("/v1/drain"));  // as `curl -X POST URL`: no body
   EXPECT_EQ(drain.status, 202) << drain.body;
@@ -114,7 +135,7 @@ TEST(ServeLifecycle, DrainRequestRefusesAddsAndEnds) {
 TEST(ServeLifecycle, DrainTimeoutNamesTheStreamsThatDidNotFinish) {
   ServeProcess server("drain-timeout", {.drain_timeout = 1});
   ASSERT_SERVING(server);
-  add_stuck_stream(server);
+  ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
   server.process().signal(SIGTERM);
   const auto [code, seconds] = server.process().wait(time_bound(10));
   EXPECT_EQ(code, 1) << server.log();
@@ -125,7 +146,7 @@ TEST(ServeLifecycle, DrainTimeoutNamesTheStreamsThatDidNotFinish) {
 TEST(ServeLifecycle, SecondSignalEndsAtOnce) {
   ServeProcess server("second-signal", {.drain_timeout = 60});
   ASSERT_SERVING(server);
-  add_stuck_stream(server);
+  ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
   server.process().signal(SIGTERM);
   // The second signal after the first was seen (two at once may arrive as one).
   ASSERT_TRUE(wait_for_log(server, "draining")) << server.log();

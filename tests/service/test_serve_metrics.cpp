@@ -12,6 +12,7 @@
 #include "tests/service/curl_client.hpp"
 #include "tests/service/metrics_scrape.hpp"
 #include "tests/service/prometheus_server.hpp"
+#include "tests/service/installed_program.hpp"
 #include "tests/service/promtool.hpp"
 #include "tests/service/serve_process.hpp"
 #include "tests/time_bound.hpp"
@@ -79,6 +80,7 @@ TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
       << text;
   EXPECT_GT(sample_value(text, R"(framepipe_stage_seconds_total{stage="mean_smooth"})").value_or(0), 0) << text;
   EXPECT_EQ(text.find("testsrc"), std::string::npos) << text;  // no URI as a label
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = promtool_check_metrics(text, server.dir());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
@@ -108,6 +110,7 @@ std::set<std::string> streams_in(const std::string& response) {
 }
 
 TEST(ServeMetrics, PrometheusScrapesServeAndSeesEveryStreamsOutputRate) {
+  SKIP_UNLESS_INSTALLED("prometheus", "prometheus");
   ServeProcess server("serve-metrics-prometheus", camera_options());
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(add_stream(server, "cam1"), 201) << server.log();

@@ -197,9 +197,14 @@ TEST(ServeStreams, TwoHundredAddRemoveCyclesLeaveFourStreamsAloneAndMemoryFlat) 
     EXPECT_GT(static_cast<double>(s.value("frames", 0LL) - frames_before[name]), 15 * seconds) << name << " " << seconds;
   }
   ASSERT_GT(warm_rss, 0);
-  // Flat: within 10% (and 8 MiB, the allocator's arenas rounding) of the warm figure.
+  // Flat: within 10% (and 8 MiB, the allocator's arenas rounding) of the warm figure. Not
+  // under a sanitizer: ASan keeps freed memory in quarantine and TSan grows its shadow, so
+  // RSS says nothing there (ASan: +21% over the 200 cycles); there LeakSanitizer checks the
+  // server at its exit instead (ServeProcess fails a test whose server does not exit 0).
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   EXPECT_LT(end_rss, warm_rss + std::max(warm_rss / 10, 8 * 1024LL)) << "RSS " << warm_rss << " KiB after " << kWarmUp
                                                                      << " cycles, " << end_rss << " KiB after " << kCycles;
+#endif
   RecordProperty("rss_warm_kib", std::to_string(warm_rss));
   RecordProperty("rss_end_kib", std::to_string(end_rss));
   std::printf("RSS: %lld KiB after %d cycles, %lld KiB after %d (%.1f s)\n", warm_rss, kWarmUp, end_rss, kCycles, seconds);
