@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/service/promtool.hpp"
@@ -56,6 +57,29 @@ PrometheusServer::PrometheusServer(const std::filesystem::path& dir, const std::
 std::string PrometheusServer::query(const std::string& expr) const {
   const auto result = curl_post_form("http://127.0.0.1:" + std::to_string(port_) + "/api/v1/query", "query", expr, 5);
   return result.exit_code == 0 ? result.output : "";
+}
+
+std::set<std::string> PrometheusServer::streams_of(const std::string& expr) const {
+  std::set<std::string> streams;
+  const std::string response = query(expr);
+  if (response.empty()) return streams;
+  const auto json = nlohmann::json::parse(response, nullptr, false);
+  if (json.is_discarded() || json.value("status", "") != "success") return streams;
+  for (const auto& series : json["data"]["result"]) streams.insert(series["metric"].value("stream", ""));
+  return streams;
+}
+
+std::set<std::string> PrometheusServer::wait_for_streams(const std::string& expr, std::size_t count, double seconds,
+                                                         std::string* last) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
+  std::set<std::string> streams;
+  for (;;) {
+    streams = streams_of(expr);
+    if (streams.size() >= count || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  if (last != nullptr) *last = query(expr);
+  return streams;
 }
 
 }  // namespace fp::test

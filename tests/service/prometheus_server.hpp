@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ class PrometheusServer {
   std::string log() const { return process_->output(); }
   // GET /api/v1/query?query=EXPR: the response's JSON text ("" when it did not answer).
   std::string query(const std::string& expr) const;
+  // The `stream` labels of the series that EXPR selects now (none when it did not answer).
+  std::set<std::string> streams_of(const std::string& expr) const;
+  // Asks EXPR every half second until it selects `count` streams or `seconds` have passed
+  // (a scrape every second, and rate() needs two); its streams then. `last` gets the last answer.
+  std::set<std::string> wait_for_streams(const std::string& expr, std::size_t count, double seconds,
+                                         std::string* last = nullptr) const;
 
  private:
   int port_ = 0;

@@ -147,15 +147,6 @@ TEST(RunMetricsCli, ASingleStreamRunIsNamedAfterItsFile) {
 }
 
 // The streams whose output rate Prometheus reports above 0 (from a query's JSON).
-std::set<std::string> streams_with_output(const std::string& response) {
-  std::set<std::string> streams;
-  if (response.empty()) return streams;
-  const auto json = nlohmann::json::parse(response, nullptr, false);
-  if (json.is_discarded() || json.value("status", "") != "success") return streams;
-  for (const auto& series : json["data"]["result"]) streams.insert(series["metric"].value("stream", ""));
-  return streams;
-}
-
 TEST(RunMetricsCli, PrometheusScrapesTheRunAndSeesEveryStreamsOutput) {
   SKIP_UNLESS_INSTALLED("prometheus", "prometheus");
   TempDir dir("run-metrics-prometheus");
@@ -166,14 +157,8 @@ TEST(RunMetricsCli, PrometheusScrapesTheRunAndSeesEveryStreamsOutput) {
 
   PrometheusServer prometheus(dir.path(), {"127.0.0.1:" + std::to_string(port)});
   ASSERT_TRUE(prometheus.ready()) << prometheus.log();
-  const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(40));
   std::string response;
-  std::set<std::string> flowing;
-  while (Clock::now() < deadline && flowing.size() < 2) {
-    response = prometheus.query("rate(framepipe_frames_output_total[5s]) > 0");
-    flowing = streams_with_output(response);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  const auto flowing = prometheus.wait_for_streams("rate(framepipe_frames_output_total[5s]) > 0", 2, 40, &response);
   EXPECT_EQ(flowing, (std::set<std::string>{"front", "side"})) << response << "\n" << prometheus.log();
   const auto up = prometheus.query("up{job=\"framepipe\"}");
   EXPECT_NE(up.find("\"value\":["), std::string::npos) << up;

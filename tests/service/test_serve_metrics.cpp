@@ -101,14 +101,6 @@ TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
 }
 
 // The streams whose output rate Prometheus reports above 0 (from a query's JSON).
-std::set<std::string> streams_in(const std::string& response) {
-  std::set<std::string> streams;
-  const auto json = nlohmann::json::parse(response, nullptr, false);
-  if (json.is_discarded() || json.value("status", "") != "success") return streams;
-  for (const auto& series : json["data"]["result"]) streams.insert(series["metric"].value("stream", ""));
-  return streams;
-}
-
 TEST(ServeMetrics, PrometheusScrapesServeAndSeesEveryStreamsOutputRate) {
   SKIP_UNLESS_INSTALLED("prometheus", "prometheus");
   ServeProcess server("serve-metrics-prometheus", camera_options());
@@ -118,17 +110,11 @@ TEST(ServeMetrics, PrometheusScrapesServeAndSeesEveryStreamsOutputRate) {
 
   PrometheusServer prometheus(server.dir(), {"127.0.0.1:" + std::to_string(server.port())});
   ASSERT_TRUE(prometheus.ready()) << prometheus.log();
-  const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(40));
   std::string response;
-  std::set<std::string> flowing;
-  while (Clock::now() < deadline && flowing.size() < 2) {
-    response = prometheus.query("rate(framepipe_frames_output_total[5s]) > 0");
-    flowing = streams_in(response);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  const auto flowing = prometheus.wait_for_streams("rate(framepipe_frames_output_total[5s]) > 0", 2, 40, &response);
   EXPECT_EQ(flowing, (std::set<std::string>{"cam1", "cam2"})) << response << "\n" << prometheus.log();
   // The target is up, and the alert rules' inputs are there.
-  EXPECT_EQ(streams_in(prometheus.query("framepipe_stream_up == 1")), (std::set<std::string>{"cam1", "cam2"}));
+  EXPECT_EQ(prometheus.streams_of("framepipe_stream_up == 1"), (std::set<std::string>{"cam1", "cam2"}));
 }
 
 }  // namespace
