@@ -7,7 +7,9 @@
 # the default pipeline for its throughput, and the benchmark. Exits non-zero when the build,
 # any test, any sanitizer, any pipeline run or the benchmark fails.
 #
-# Needs .gpudeps/ (../shared/tools/build-gpu-deps) carried along. Logs go to build-gpu/logs,
+# Needs .gpudeps/ (../shared/tools/build-gpu-deps, then tools/gpu-service-deps.sh for what
+# `framepipe serve` links; both run HERE, the GPU machine has no package manager) carried
+# along. Logs go to build-gpu/logs,
 # the main ones are copied to $OUT when it is set (the device tool returns at most 8 files),
 # and a summary goes to stdout. The device copy has no .git: pass the commit as
 # FRAMEPIPE_COMMIT=$(git describe --always --dirty) in the command.
