@@ -64,6 +64,14 @@ const char* stream_state_name(StreamState state) {
   return "unknown";
 }
 
+StreamState live_stream_state(const RunStats& published, bool reconnecting) {
+  if (reconnecting) return StreamState::Reconnecting;
+  if (published.frames > 0) return StreamState::Running;
+  for (const auto& stage : published.stages)
+    if (stage.frames > 0) return StreamState::Running;
+  return StreamState::Starting;
+}
+
 namespace {
 
 // One run of one spec: from put() until its thread has ended and been joined.
@@ -104,13 +112,6 @@ std::int64_t reconnects_of(const RunStats& stats) {
   return total;
 }
 
-// A frame went through the graph, or a source has decoded one.
-bool has_frames(const RunStats& stats) {
-  if (stats.frames > 0) return true;
-  for (const auto& stage : stats.stages)
-    if (stage.frames > 0) return true;
-  return false;
-}
 
 // How long the run's graph thread may be silent: a second of heartbeats, or the time an
 // input may take to open (twice its timeout_ms, the one stretch without a heartbeat).
@@ -251,14 +252,8 @@ struct StreamManager::Impl {
       state = !run.error.empty() ? StreamState::Failed : StreamState::Finished;
     } else if (run.stop) {
       state = StreamState::Draining;
-    } else if (run.monitor.reconnecting()) {
-      state = StreamState::Reconnecting;
-    } else if (has_frames(run.monitor.snapshot())) {
-      // Not at the first heartbeat: the executor gives one before it opens the inputs, and
-      // a camera that never answers is not running.
-      state = StreamState::Running;
     } else {
-      state = StreamState::Starting;
+      state = live_stream_state(run.monitor.snapshot(), run.monitor.reconnecting());
     }
     if (state != run.state) {
       log_state_change(run, state);

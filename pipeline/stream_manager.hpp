@@ -40,6 +40,11 @@ struct StreamSpec {
 
 enum class StreamState { Waiting, Starting, Running, Reconnecting, Finished, Failed, Draining };
 const char* stream_state_name(StreamState state);  // "waiting", "starting", ...
+// A started, not yet ended stream's state from what its executor published: reconnecting
+// while a source is between a loss and its return, running once a frame went through (or a
+// source decoded one; not at the first heartbeat, which comes before the inputs open: a
+// camera that never answers is not running), else starting. Shared by every front end.
+StreamState live_stream_state(const RunStats& published, bool reconnecting);
 
 // What a stream is doing now (a copy: safe to keep and render).
 struct StreamStatus {

@@ -154,6 +154,13 @@ bool is_valid_stream_name(std::string_view name) {
   });
 }
 
+void check_stream_name(std::string_view name) {
+  if (!is_valid_stream_name(name))
+    throw StreamRejected(400, fmt::format("stream name '{}': must be 1 to 64 letters, digits, '.', '_' or '-' "
+                                          "(and not '.' or '..')",
+                                          printable_name(name)));
+}
+
 StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend)
     : auto_backend_(std::move(auto_backend)) {
   for (auto& root : roots.allow_roots) roots_.allow_roots.push_back(resolved(root));
@@ -185,10 +192,7 @@ std::vector<PipelineDefinition> StreamTemplates::loaded() const {
 }
 
 StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
-  if (!is_valid_stream_name(spec.name))
-    throw StreamRejected(400, fmt::format("stream name '{}': must be 1 to 64 letters, digits, '.', '_' or '-' "
-                                          "(and not '.' or '..')",
-                                          printable_name(spec.name)));
+  check_stream_name(spec.name);
   const auto found = templates_.find(spec.pipeline);
   if (found == templates_.end())
     throw StreamRejected(422, fmt::format("pipeline: unknown template '{}' (known: {})", printable_name(spec.pipeline),

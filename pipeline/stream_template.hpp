@@ -20,6 +20,8 @@ namespace fp {
 
 // [A-Za-z0-9._-]{1,64}, and not "." or ".." (a name goes into output paths via {stream}).
 bool is_valid_stream_name(std::string_view name);
+// The same, as the refusal every front end gives: StreamRejected 400 naming the rule.
+void check_stream_name(std::string_view name);
 
 // What one stream runs, ready for run_pipeline.
 struct StreamPlan {

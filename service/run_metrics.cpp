@@ -60,9 +60,7 @@ std::vector<StreamStatus> RunMetrics::streams() const {
     status.name = s->name;
     status.state = s->state;
     if (status.state != StreamState::Waiting) status.stats = s->monitor.snapshot();
-    // Running from its first frame through the graph; reconnecting while a source is lost.
-    if (status.state == StreamState::Starting && status.stats.frames > 0) status.state = StreamState::Running;
-    if (status.state == StreamState::Running && s->monitor.reconnecting()) status.state = StreamState::Reconnecting;
+    if (status.state == StreamState::Starting) status.state = live_stream_state(status.stats, s->monitor.reconnecting());
     status.frames = status.stats.frames;
     status.dropped = status.stats.frames_dropped;
     list.push_back(std::move(status));

@@ -50,13 +50,6 @@ json stream_json(const StreamStatus& s) {
   };
 }
 
-void check_stream_name(const std::string& name) {
-  static const std::regex valid("[A-Za-z0-9._-]{1,64}");
-  if (!std::regex_match(name, valid))
-    throw HttpError(400, fmt::format("stream name '{}': expected 1 to 64 of A-Z a-z 0-9 . _ -",
-                                     name.size() > 80 ? name.substr(0, 80) + "..." : name));
-}
-
 std::string yaml_text(const json& value) {
   if (value.is_string()) {
     const auto& text = value.get_ref<const std::string&>();

@@ -12,12 +12,9 @@ namespace fp::service {
 // "2026-11-26T12:00:00.123Z".
 std::string iso8601_utc(std::chrono::system_clock::time_point time);
 
-// name, pipeline, uri (masked), state, since, frames, fps, dropped, latency {p50_ms, p99_ms},
+// name, pipeline, uri (masked), state, since, frames, fps, dropped, latency {p50_ms, p99_ms, recent {p50_ms, p99_ms, seconds}},
 // reconnects, last_error (null when none), outputs.
 nlohmann::json stream_json(const StreamStatus& status);
-
-// True for [A-Za-z0-9._-]{1,64}; throws HttpError 400 naming the rule otherwise.
-void check_stream_name(const std::string& name);
 
 // The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},
 // "decode": {"PARAM": value}}. A missing pipeline is `default_pipeline`. Throws HttpError 400
