@@ -237,8 +237,12 @@ struct StreamManager::Impl {
     }
   }
 
-  // mutex held: the state it shows now (`since` follows its changes).
-  StreamState refresh_state(Run& run) {
+  // What the run's executor has published (its final stats once ended): one copy, which the
+  // state, the status and the supervisor's samples all read.
+  static RunStats published_stats(Run& run) { return run.ended ? run.result : run.monitor.snapshot(); }
+
+  // mutex held: the state it shows now (`since` follows its changes); `published`: published_stats(run).
+  StreamState refresh_state(Run& run, const RunStats& published) {
     StreamState state;
     if (!run.rejected.empty()) {
       state = StreamState::Failed;
@@ -253,7 +257,7 @@ struct StreamManager::Impl {
     } else if (run.stop) {
       state = StreamState::Draining;
     } else {
-      state = live_stream_state(run.monitor.snapshot(), run.monitor.reconnecting());
+      state = live_stream_state(published, run.monitor.reconnecting());
     }
     if (state != run.state) {
       log_state_change(run, state);
@@ -291,9 +295,9 @@ struct StreamManager::Impl {
     status.name = run.spec.name;
     status.pipeline = run.spec.pipeline;
     status.uri = mask_credentials(run.spec.uri);
-    status.state = refresh_state(run);
+    status.stats = published_stats(run);
+    status.state = refresh_state(run, status.stats);
     status.since = run.since;
-    status.stats = run.ended ? run.result : run.monitor.snapshot();
     status.frames = status.stats.frames;
     status.fps = run.ended ? 0 : run.fps;
     status.dropped = status.stats.frames_dropped;
@@ -343,13 +347,13 @@ struct StreamManager::Impl {
     reap();
     start_waiting();
     for (auto& [name, run] : streams) {
-      refresh_state(*run);
+      RunStats published = published_stats(*run);
+      refresh_state(*run, published);
       if (run->ended && run->error.empty() && !run->stop && !run->plan.endless && !run->finished_on_disk) {
         run->finished_on_disk = true;
         save = true;
       }
       if (!run->started || run->ended) continue;
-      RunStats published = run->monitor.snapshot();
       run->samples.emplace_back(now, published.frames);
       if (run->latency_samples.empty() || now - run->latency_samples.back().first >= kLatencySampleEvery)
         run->latency_samples.emplace_back(now, std::move(published.latency_ms));
@@ -569,7 +573,7 @@ std::optional<Frame> StreamManager::frame(const std::string& name, const std::st
     const auto found = impl_->streams.find(name);
     if (found == impl_->streams.end()) throw StreamRejected(404, fmt::format("no stream '{}'", name));
     run = found->second;
-    const StreamState state = impl_->refresh_state(*run);
+    const StreamState state = impl_->refresh_state(*run, Impl::published_stats(*run));
     if (state != StreamState::Running && state != StreamState::Reconnecting && state != StreamState::Starting)
       throw StreamRejected(409, fmt::format("stream '{}' is not running ({})", name, stream_state_name(state)));
   }
