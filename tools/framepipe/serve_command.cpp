@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "pipeline/config_error.hpp"
 #include "pipeline/device.hpp"
@@ -66,13 +67,14 @@ std::string bearer_token(const ServeArguments& args, const service::ListenAddres
   }
 }
 
-StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates) {
+StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates,
+                                     std::vector<Device> devices) {
   StreamManagerOptions options;
   options.pipelines = std::move(templates);
   for (const auto& root : args.allow_roots) options.roots.allow_roots.push_back(fs::absolute(root));
   options.roots.output_root = fs::absolute(args.output_root.empty() ? fs::current_path() : fs::path(args.output_root));
   options.max_streams = args.max_streams;
-  options.devices = resolve_devices(args.device);
+  options.devices = std::move(devices);
   options.run.progress = false;
   options.state_file = args.state_file;
   return options;
@@ -91,14 +93,15 @@ int serve_command(const ServeArguments& args) {
     throw UsageError(fmt::format("--deepstream-pipeline {}: no pipeline file of that name (the names are the files' stems)",
                                  default_pipeline));
 
-  StreamManager manager(manager_options(args, std::move(templates)));
+  const std::vector<Device> devices = resolve_devices(args.device);
+  StreamManager manager(manager_options(args, std::move(templates), devices));
 
   // GET /metrics: the streams' families read from the manager at each scrape (metrics.hpp).
   service::StreamMetricsSource metrics_source;
   metrics_source.version = FRAMEPIPE_VERSION;
   metrics_source.streams = [&manager] { return manager.list(); };
   metrics_source.manager = [&manager] { return manager.info(); };
-  for (const auto& device : resolve_devices(args.device))
+  for (const auto& device : devices)
     if (device.kind == DeviceKind::Cuda) metrics_source.gpus.push_back(device.ordinal);
   service::Metrics metrics(std::move(metrics_source));
 
