@@ -64,6 +64,15 @@ const char* stream_state_name(StreamState state) {
   return "unknown";
 }
 
+std::int64_t input_reconnects(const RunStats& published) {
+  std::int64_t total = 0;
+  for (const auto& stage : published.stages) {
+    const StageSpec* spec = find_stage(stage.type);
+    if (spec != nullptr && spec->role == StageRole::Source && stage.reconnect) total += stage.reconnect->reconnects;
+  }
+  return total;
+}
+
 StreamState live_stream_state(const RunStats& published, bool reconnecting) {
   if (reconnecting) return StreamState::Reconnecting;
   if (published.frames > 0) return StreamState::Running;
@@ -105,12 +114,6 @@ struct Run {
   double fps = 0;
 };
 
-std::int64_t reconnects_of(const RunStats& stats) {
-  std::int64_t total = 0;
-  for (const auto& stage : stats.stages)
-    if (stage.reconnect) total += stage.reconnect->reconnects;
-  return total;
-}
 
 
 // How long the run's graph thread may be silent: a second of heartbeats, or the time an
@@ -310,7 +313,7 @@ struct StreamManager::Impl {
       status.latency_recent_p99_ms = recent.percentile(99);
       status.latency_recent_seconds = std::chrono::duration<double>(Clock::now() - then).count();
     }
-    status.reconnects = reconnects_of(status.stats);
+    status.reconnects = input_reconnects(status.stats);
     status.last_error = !run.rejected.empty() ? run.rejected : run.ended ? run.error : std::string();
     status.outputs = run.plan.outputs;
     return status;

@@ -45,6 +45,9 @@ const char* stream_state_name(StreamState state);  // "waiting", "starting", ...
 // source decoded one; not at the first heartbeat, which comes before the inputs open: a
 // camera that never answers is not running), else starting. Shared by every front end.
 StreamState live_stream_state(const RunStats& published, bool reconnecting);
+// The times a stream's inputs were lost and came back (an output's reconnects are its
+// receiver's, not the stream's): StreamStatus::reconnects.
+std::int64_t input_reconnects(const RunStats& published);
 
 // What a stream is doing now (a copy: safe to keep and render).
 struct StreamStatus {

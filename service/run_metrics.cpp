@@ -63,6 +63,7 @@ std::vector<StreamStatus> RunMetrics::streams() const {
     if (status.state == StreamState::Starting) status.state = live_stream_state(status.stats, s->monitor.reconnecting());
     status.frames = status.stats.frames;
     status.dropped = status.stats.frames_dropped;
+    status.reconnects = input_reconnects(status.stats);
     list.push_back(std::move(status));
   }
   return list;

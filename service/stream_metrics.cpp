@@ -100,8 +100,7 @@ struct StreamFamilies {
     add_gauge(up, {{"stream", name}}, stream_up(stream.state) ? 1 : 0);
     for (StreamState s : kAllStates)
       add_gauge(state, {{"stream", name}, {"state", stream_state_name(s)}}, s == stream.state ? 1 : 0);
-    std::int64_t frames_decoded = 0, input_behind = 0, output_behind = 0, skipped = 0, reconnected = 0,
-                 damaged = 0;
+    std::int64_t frames_decoded = 0, input_behind = 0, output_behind = 0, skipped = 0, damaged = 0;
     for (const auto& stage : stream.stats.stages) {
       switch (role_of(stage)) {
         case StageRole::Source:
@@ -109,7 +108,6 @@ struct StreamFamilies {
           input_behind += stage.frames_dropped;
           skipped += stage.frames_skipped_to_live;
           damaged += stage.decode_errors.total();
-          if (stage.reconnect) reconnected += stage.reconnect->reconnects;
           break;
         case StageRole::Sink:
           add_counter(output, {{"stream", name}, {"output", output_label(name, stage.id)}}, static_cast<double>(stage.frames));
@@ -123,7 +121,7 @@ struct StreamFamilies {
     add_counter(dropped, {{"stream", name}, {"reason", "input_behind"}}, static_cast<double>(input_behind));
     add_counter(dropped, {{"stream", name}, {"reason", "output_behind"}}, static_cast<double>(output_behind));
     add_counter(dropped, {{"stream", name}, {"reason", "skipped_to_live"}}, static_cast<double>(skipped));
-    add_counter(reconnects, {{"stream", name}}, static_cast<double>(reconnected));
+    add_counter(reconnects, {{"stream", name}}, static_cast<double>(stream.reconnects));
     add_counter(decode_errors, {{"stream", name}}, static_cast<double>(damaged));
     latency.metric.push_back(latency_histogram(name, stream.stats.latency_ms));
   }

@@ -83,6 +83,24 @@ class StreamManagerTest : public ::testing::Test {
   StreamManagerOptions options_;
 };
 
+// A stream's reconnects are its inputs': a network output that found its receiver again is
+// the receiver's gap, not the stream's (the API's `reconnects` and the metric say the same).
+TEST(StreamReconnects, AreTheInputsOnly) {
+  RunStats stats;
+  StageTiming input;
+  input.id = "input";
+  input.type = "decode";
+  input.reconnect = ReconnectStats{};
+  input.reconnect->reconnects = 2;
+  StageTiming output;
+  output.id = "out";
+  output.type = "encode";
+  output.reconnect = ReconnectStats{};
+  output.reconnect->reconnects = 5;
+  stats.stages = {input, output};
+  EXPECT_EQ(input_reconnects(stats), 2);
+}
+
 TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   StreamManager manager(options_);
   EXPECT_EQ(manager.pipelines(), std::vector<std::string>{"smooth"});

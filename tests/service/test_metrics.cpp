@@ -49,6 +49,7 @@ StreamStatus camera(const std::string& name, StreamState state, double scale = 1
   s.stats.stages = {source, stage("denoise", "nlmeans", 293, 1500 * scale), sink_a, sink_b};
   for (double ms : {3.0, 4.0, 12.0, 40.0, 700.0}) s.stats.latency_ms.add(ms);
   s.outputs = {sink_a.output};
+  s.reconnects = input_reconnects(s.stats);
   return s;
 }
 
