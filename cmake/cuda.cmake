@@ -26,8 +26,24 @@ else()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
+    # The CUDA runtime is linked statically (CMake's own switch, CMAKE_CUDA_RUNTIME_LIBRARY,
+    # picks it for the explicit links too): the binary then needs only the driver's libcuda,
+    # which the NVIDIA container toolkit mounts into a container (deploy/Containerfile), and
+    # no libcudart.so of the toolkit's version beside it. -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared
+    # links libcudart.so instead.
+    if(NOT CMAKE_CUDA_RUNTIME_LIBRARY)
+      set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+    endif()
+    string(TOUPPER "${CMAKE_CUDA_RUNTIME_LIBRARY}" _fp_cudart)
+    if(_fp_cudart STREQUAL "STATIC")
+      set(FRAMEPIPE_CUDART CUDA::cudart_static)
+    elseif(_fp_cudart STREQUAL "SHARED")
+      set(FRAMEPIPE_CUDART CUDA::cudart)
+    else()
+      message(FATAL_ERROR "CMAKE_CUDA_RUNTIME_LIBRARY=${CMAKE_CUDA_RUNTIME_LIBRARY}: framepipe needs the CUDA runtime (Static or Shared)")
+    endif()
     set(FRAMEPIPE_WITH_CUDA ON)
-    message(STATUS "framepipe: CUDA backend enabled (${CMAKE_CUDA_COMPILER}, archs ${CMAKE_CUDA_ARCHITECTURES})")
+    message(STATUS "framepipe: CUDA backend enabled (${CMAKE_CUDA_COMPILER}, archs ${CMAKE_CUDA_ARCHITECTURES}, runtime ${CMAKE_CUDA_RUNTIME_LIBRARY})")
   elseif(_fp_cuda STREQUAL "ON")
     message(FATAL_ERROR "FRAMEPIPE_CUDA=ON but no CUDA compiler (nvcc) was found")
   else()

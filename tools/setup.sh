@@ -21,6 +21,8 @@ packages=(
   # tests/service: a real Prometheus server and promtool, and a real headless browser for the
   # status page (driven by playwright-core from npm, tests/service/browser/package.json).
   prometheus chromium nodejs curl
+  # tests/image: the container image's root filesystem, built without a container engine.
+  mmdebstrap
 )
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do
