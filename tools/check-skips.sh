@@ -16,8 +16,9 @@ allowed='^no CUDA device present|^one GPU: spreading streams needs two'
 # browser tests, via tests/service/run_installed.sh) prints "Skipped: REASON", and ctest's log
 # calls that test passed, so its line is what shows the skip here.
 # This is what makes CI refuse a test that did not run because a program is missing
-# ("promtool is not installed", "node is not installed"): those tests skip on the GPU machine,
-# which lacks them, but here no such reason is allowed — keep them out of `allowed`.
+# ("promtool is not installed", "node is not installed", "mmdebstrap is not installed", the
+# image test's "needs root"): those tests skip on the GPU machine, which lacks them, but here
+# no such reason is allowed — keep them out of `allowed`.
 skips=$(awk '
   /^[0-9]+\/[0-9]+ Testing: / { name = $3; reason = "" }
   /: Skipped$/ { if ((getline line) > 0 && reason == "") reason = line }

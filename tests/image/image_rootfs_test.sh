@@ -56,12 +56,12 @@ if [ "${1:-}" = --inside ]; then
 
   echo "== ldd /usr/local/bin/framepipe (in the image)"
   libs=$(in_image 30 ldd /usr/local/bin/framepipe) || fail "ldd failed: $libs"
+  if grep -q libcudart <<<"$libs"; then
+    fail "framepipe links libcudart.so: the image has no CUDA toolkit (link it statically, CMAKE_CUDA_RUNTIME_LIBRARY=Static)"
+  fi
   if grep -q 'not found' <<<"$libs"; then
     grep 'not found' <<<"$libs" >&2
     fail "libraries missing from the image (deploy/runtime-packages.txt)"
-  fi
-  if grep -q libcudart <<<"$libs"; then
-    fail "framepipe links libcudart.so: the image has no CUDA toolkit (link it statically, CMAKE_CUDA_RUNTIME_LIBRARY=Static)"
   fi
   echo "$(wc -l <<<"$libs") libraries, none missing"
 
@@ -200,7 +200,10 @@ done
 [ -n "$token_path" ] || fail "the Containerfile's CMD has no --token-file"
 version=$(sed -n 's/^ARG FRAMEPIPE_VERSION=//p' "$containerfile")
 
-work=$(mktemp -d /tmp/framepipe-image-test.XXXXXX)
+# One run's copy of the root (about 600 MB) beside the cache, on the build tree's disk rather
+# than a possibly small /tmp; a copy left by a run that was killed goes first.
+rm -rf "$cache_dir"/run.*
+work=$(mktemp -d "$cache_dir/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$work/root volume=$work/volume secrets=$work/secrets
 mkdir "$root" "$volume" "$secrets"
