@@ -81,6 +81,12 @@ const NotRun kNotRunHere[] = {
     {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
     {"cmake --build build -j", "the build this test is part of"},
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
+    {"docker build -f deploy/Containerfile --build-arg FRAMEPIPE_GIT_COMMIT=$(git describe --always --dirty "
+     "--abbrev=10) -t framepipe:0.1.0 .",
+     "no container engine or registry here; tests/image builds the image's root filesystem instead"},
+    {"docker run --gpus all -p 8080:8080 --read-only --tmpfs /tmp -v framepipe:/var/lib/framepipe "
+     "-v $PWD/token:/run/secrets/framepipe/token:ro framepipe:0.1.0",
+     "no container engine or GPU here; tests/image runs the image's default command in its root filesystem"},
 };
 
 // Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the
