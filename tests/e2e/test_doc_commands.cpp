@@ -81,6 +81,8 @@ const NotRun kNotRunHere[] = {
     {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
     {"cmake --build build -j", "the build this test is part of"},
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
+    {"mkdir -p clean && build/bin/framepipe run batch.yaml --shard 1/3 --stats-json stats-1.json",
+     "the reader's batch.yaml and list of files; tests/e2e/test_shard_job_cli.cpp runs 3 such indexes at once over 20 files"},
 };
 
 // Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the

@@ -91,7 +91,8 @@ std::optional<Shard> shard_of(const std::string& text) {
   }
 }
 
-// --stats-json: the run's document, which a sharded run's says the shard of.
+// --stats-json: the run's document (a sharded run's says the shard), written with every
+// failure named, a full disk's included.
 void write_stats_document(std::string document, const std::optional<ShardSelection>& selection,
                           const std::string& path) {
   if (selection) document = stats_json_with_shard(document, *selection);
