@@ -1,5 +1,7 @@
 #include "pipeline/config_input_files.hpp"
 
+#include "pipeline/config_streams.hpp"
+
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <unistd.h>
@@ -36,7 +38,7 @@ void name_unnamed_inputs(std::vector<NamedInput>& inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].name.empty())
       taken.insert(inputs[i].name);
-    else if ((stems[i] = local_file_stem(inputs[i].uri)).empty())
+    else if ((stems[i] = file_stream_name(inputs[i].uri)).empty())
       taken.insert(std::to_string(i));
   }
   bool clash = false;
@@ -49,7 +51,7 @@ void name_unnamed_inputs(std::vector<NamedInput>& inputs) {
 
 }  // namespace
 
-std::string local_file_stem(const std::string& uri) {
+std::string file_stream_name(const std::string& uri) {
   // file:///cams/a.mp4 is the path /cams/a.mp4. Anything else with a ':' is some scheme
   // (rtsp://, testsrc://, pipe:0) rather than a file name.
   constexpr std::string_view kFileScheme = "file://";
@@ -58,7 +60,10 @@ std::string local_file_stem(const std::string& uri) {
     path.erase(0, kFileScheme.size());
   else if (path.find(':') != std::string::npos)
     return "";
-  return fs::path(path).stem().string();
+  // A stem that is no valid name is no error of the list's: the line is named by its index,
+  // as a URI is (a name can be given on the line).
+  std::string stem = fs::path(path).stem().string();
+  return is_valid_input_name(stem) ? stem : "";
 }
 
 std::vector<NamedInput> expand_input_glob(const std::string& pattern, const Origin& at,

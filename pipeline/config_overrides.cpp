@@ -125,8 +125,8 @@ void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::ve
     // after the file's first input, which it replaced.
     if (!raw.streams.empty()) {
       raw.streams.resize(1);
-      const std::string stem = local_file_stem(overrides.inputs.front());
-      raw.streams.front().name = stem.empty() ? "0" : stem;
+      const std::string name = file_stream_name(overrides.inputs.front());
+      raw.streams.front().name = name.empty() ? "0" : name;
       raw.streams.front().name_origin = option("-i");
     }
   } else if (overrides.inputs.size() > 1) {

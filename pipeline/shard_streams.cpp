@@ -22,8 +22,8 @@ std::string ShardSelection::describe() const {
 std::string single_input_name(const PipelineDefinition& definition) {
   for (const auto& stage : definition.stages)
     if (stage.type == "decode" && stage.params.has("uri")) {
-      const std::string stem = local_file_stem(stage.params.text("uri"));
-      return stem.empty() ? "0" : stem;
+      const std::string name = file_stream_name(stage.params.text("uri"));
+      return name.empty() ? "0" : name;
     }
   return "0";
 }

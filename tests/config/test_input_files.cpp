@@ -72,11 +72,12 @@ TEST_F(InputFiles, ListGivesUrisAndOptionalNames) {
 // adding a line must not rename the others' outputs nor move them to another shard.
 TEST_F(InputFiles, ListNamesUnnamedFilesAfterThemAndUrisByIndex) {
   write("cams.txt", "cams/door.mp4\nfile://" + at("cams/yard.v2.mkv") + "\ntestsrc://64x48@25?frames=3\n"
-                    "rtsp://cam1/stream front\nrtsp://cam2/stream\n");
+                    "rtsp://cam1/stream front\nrtsp://cam2/stream\ncams/a+b.mp4\n");
   const auto definition = parse_pipeline(pipeline("{list: '" + at("cams.txt") + "'}"), "t.yaml");
   std::vector<std::string> names;
   for (const auto& stream : definition.streams) names.push_back(stream.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"door", "yard.v2", "2", "front", "4"}));
+  // a+b is no name for a file ({stream}): by index, as a URI, rather than an error.
+  EXPECT_EQ(names, (std::vector<std::string>{"door", "yard.v2", "2", "front", "4", "5"}));
 }
 
 TEST_F(InputFiles, ListNamesItsFilesByIndexWhenTwoNamesWouldClash) {
@@ -96,14 +97,16 @@ TEST_F(InputFiles, ListNamesItsFilesByIndexWhenTwoNamesWouldClash) {
   }
 }
 
-TEST_F(InputFiles, LocalFileStemIsEmptyForAnythingButAFile) {
-  EXPECT_EQ(local_file_stem("cams/door.mp4"), "door");
-  EXPECT_EQ(local_file_stem("/data/in/clip-07.y4m"), "clip-07");
-  EXPECT_EQ(local_file_stem("file:///data/in/a.b.mkv"), "a.b");
-  EXPECT_EQ(local_file_stem("rtsp://cam1/stream.mp4"), "");
-  EXPECT_EQ(local_file_stem("testsrc://64x48@25?frames=3"), "");
-  EXPECT_EQ(local_file_stem("v4l2:///dev/video0"), "");
-  EXPECT_EQ(local_file_stem("pipe:0"), "");
+TEST_F(InputFiles, FileStreamNameIsEmptyForAnythingButAFileWithAUsableStem) {
+  EXPECT_EQ(file_stream_name("cams/door.mp4"), "door");
+  EXPECT_EQ(file_stream_name("/data/in/clip-07.y4m"), "clip-07");
+  EXPECT_EQ(file_stream_name("file:///data/in/a.b.mkv"), "a.b");
+  EXPECT_EQ(file_stream_name("rtsp://cam1/stream.mp4"), "");
+  EXPECT_EQ(file_stream_name("testsrc://64x48@25?frames=3"), "");
+  EXPECT_EQ(file_stream_name("v4l2:///dev/video0"), "");
+  EXPECT_EQ(file_stream_name("pipe:0"), "");
+  EXPECT_EQ(file_stream_name("in/a+b.mp4"), "");  // no valid name: by index, not an error
+  EXPECT_EQ(file_stream_name("in/.hidden.mp4"), "");
 }
 
 // One -i over a file that lists several inputs runs that input alone, named after it: not
