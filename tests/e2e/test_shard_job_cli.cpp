@@ -19,6 +19,7 @@
 
 #include "pipeline/shard.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/time_bound.hpp"
 
 namespace fp::test {
 namespace {
@@ -26,6 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kFiles = 20;
+// Seconds one framepipe process may take (each takes well under one): a hang fails the test.
+int limit_seconds() { return static_cast<int>(time_bound(60)); }
 constexpr std::uint32_t kIndexes = 3;
 
 // in/clip-00.y4m ... in/clip-19.y4m, tiny and of different lengths, so that a frame count
@@ -71,7 +74,7 @@ class ShardJob : public ::testing::Test {
     yaml += "stages:\n  - {id: out, type: encode, output: 'in/{stream}.y4m'}\n";
     std::ofstream(*dir_ / "make-inputs.yaml") << yaml;
     fs::create_directories(*dir_ / "in");
-    const auto made = run_framepipe_with_timeout({"run", "make-inputs.yaml", "-q"}, dir_->path(), 60);
+    const auto made = run_framepipe_with_timeout({"run", "make-inputs.yaml", "-q"}, dir_->path(), limit_seconds());
     ASSERT_EQ(made.exit_code, 0) << made.output;
     std::ofstream list(*dir_ / "files.txt");
     list << "# the batch\n\n";
@@ -96,7 +99,12 @@ class ShardJob : public ::testing::Test {
 
   // One index of the Job: `framepipe run PIPELINE --shard I/N`, its statistics in stats-I.json.
   static std::vector<std::string> index_args(const std::string& pipeline, std::uint32_t index, std::uint32_t count) {
-    return {"run", pipeline, "-q", "--shard", std::to_string(index) + "/" + std::to_string(count), "--stats-json",
+    return {"run",
+            pipeline,
+            "-q",
+            "--shard",
+            std::to_string(index) + "/" + std::to_string(count),
+            "--stats-json",
             "stats-" + std::to_string(index) + ".json"};
   }
 
@@ -106,7 +114,7 @@ class ShardJob : public ::testing::Test {
     std::vector<std::thread> pods;
     for (std::uint32_t index = 0; index < count; ++index)
       pods.emplace_back([&, index] {
-        results[index] = run_framepipe_with_timeout(index_args(pipeline, index, count), dir(), 60);
+        results[index] = run_framepipe_with_timeout(index_args(pipeline, index, count), dir(), limit_seconds());
       });
     for (auto& pod : pods) pod.join();
     return results;
@@ -150,8 +158,7 @@ class ShardJob : public ::testing::Test {
     std::set<std::string> expected;
     for (const auto& name : all_stems()) expected.insert(name + ".y4m");
     EXPECT_EQ(files_in(out()), expected);
-    for (int i = 0; i < kFiles; ++i)
-      EXPECT_EQ(count_frames(out() / (stem(i) + ".y4m")), frames_of(i)) << stem(i);
+    for (int i = 0; i < kFiles; ++i) EXPECT_EQ(count_frames(out() / (stem(i) + ".y4m")), frames_of(i)) << stem(i);
   }
 
   static TempDir* dir_;
@@ -187,12 +194,13 @@ TEST_F(ShardJob, ARetriedIndexRewritesOnlyItsOwnOutputs) {
       others_times[name] = fs::last_write_time(output);
     }
   }
-  const auto retried = run_framepipe_with_timeout(index_args("job.yaml", 1, kIndexes), dir(), 60);
+  const auto retried = run_framepipe_with_timeout(index_args("job.yaml", 1, kIndexes), dir(), limit_seconds());
   ASSERT_EQ(retried.exit_code, 0) << retried.output;
   EXPECT_EQ(ran_by_index(kIndexes)[1], ran[1]);  // the same files again
   expect_one_complete_output_per_file();         // its own rewritten, nothing added
   for (const auto& [name, bytes] : others) {
-    EXPECT_EQ(read_text(out() / (name + ".y4m")), bytes) << name << " (index " << rendezvous_owner(name, kIndexes) << ")";
+    EXPECT_EQ(read_text(out() / (name + ".y4m")), bytes)
+        << name << " (index " << rendezvous_owner(name, kIndexes) << ")";
     EXPECT_EQ(fs::last_write_time(out() / (name + ".y4m")), others_times[name]) << name << " was written again";
   }
 }
@@ -230,8 +238,8 @@ TEST_F(ShardJob, AnIndexThatOwnsNoFileEndsWellAndSaysSo) {
   }
   ASSERT_LT(idle, kCount);
   const std::string shard = std::to_string(idle) + "/" + std::to_string(kCount);
-  const auto result =
-      run_framepipe_with_timeout({"run", "three.yaml", "--shard", shard, "--stats-json", "idle.json"}, dir(), 60);
+  const auto result = run_framepipe_with_timeout({"run", "three.yaml", "--shard", shard, "--stats-json", "idle.json"},
+                                                 dir(), limit_seconds());
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("shard " + shard + ": none of the 3 inputs is this shard's"), std::string::npos)
       << result.output;
@@ -248,7 +256,8 @@ TEST_F(ShardJob, OneInputRunsOnlyOnTheIndexThatOwnsItsFile) {
   const std::string file = "in/" + stem(7) + ".y4m";
   for (std::uint32_t index = 0; index < kIndexes; ++index) {
     const auto result = run_framepipe_with_timeout(
-        {"run", "job.yaml", "-i", file, "--shard", std::to_string(index) + "/" + std::to_string(kIndexes)}, dir(), 60);
+        {"run", "job.yaml", "-i", file, "--shard", std::to_string(index) + "/" + std::to_string(kIndexes)}, dir(),
+        limit_seconds());
     ASSERT_EQ(result.exit_code, 0) << result.output;
     const bool owner = rendezvous_owner(stem(7), kIndexes) == index;
     EXPECT_NE(result.output.find("its one input, " + stem(7) + ", is " + (owner ? "" : "not ") + "this shard's"),
@@ -261,7 +270,7 @@ TEST_F(ShardJob, OneInputRunsOnlyOnTheIndexThatOwnsItsFile) {
 
 TEST_F(ShardJob, ABadShardIsAUsageErrorNamingTheFlag) {
   for (const std::string shard : {"3/3", "1", "a/3", "0/0", "-1/3"}) {
-    const auto result = run_framepipe_with_timeout({"run", "job.yaml", "--shard", shard}, dir(), 60);
+    const auto result = run_framepipe_with_timeout({"run", "job.yaml", "--shard", shard}, dir(), limit_seconds());
     EXPECT_EQ(result.exit_code, 2) << shard << ": " << result.output;
     EXPECT_NE(result.output.find("--shard " + shard + ": expected I/N"), std::string::npos) << result.output;
   }

@@ -87,11 +87,11 @@ TEST(ShardStreams, ARunOnOneInputIsShardedByItsFilesStem) {
     const bool owner = rendezvous_owner("cam7", 3) == ordinal;
     EXPECT_EQ(selection.inputs, 1u);
     EXPECT_EQ(selection.selected, owner ? 1u : 0u);
-    EXPECT_EQ(selection.describe(),
-              "shard " + std::to_string(ordinal) + "/3: its one input, cam7, is " + (owner ? "" : "not ") + "this shard's");
+    EXPECT_EQ(selection.describe(), "shard " + std::to_string(ordinal) + "/3: its one input, cam7, is " +
+                                        (owner ? "" : "not ") + "this shard's");
   }
-  const PipelineDefinition testsrc =
-      parse_pipeline("input: testsrc://32x32@25?frames=2\nstages:\n  - {id: out, type: encode, output: out.y4m}\n", "t.yaml");
+  const PipelineDefinition testsrc = parse_pipeline(
+      "input: testsrc://32x32@25?frames=2\nstages:\n  - {id: out, type: encode, output: out.y4m}\n", "t.yaml");
   EXPECT_EQ(single_input_name(testsrc), "0");
 }
 
@@ -99,7 +99,8 @@ TEST(ShardStreams, StatsJsonSaysTheShardFirst) {
   const ShardSelection selection{.shard = Shard{1, 3}, .inputs = 20, .selected = 7};
   const auto doc = nlohmann::ordered_json::parse(stats_json_with_shard(R"({"streams": [], "frames": 12})", selection));
   EXPECT_EQ(doc.begin().key(), "shard");
-  EXPECT_EQ(doc["shard"], nlohmann::ordered_json::parse(R"({"ordinal": 1, "replicas": 3, "inputs": 20, "selected": 7})"));
+  EXPECT_EQ(doc["shard"],
+            nlohmann::ordered_json::parse(R"({"ordinal": 1, "replicas": 3, "inputs": 20, "selected": 7})"));
   EXPECT_EQ(doc["frames"], 12);
 }
 
