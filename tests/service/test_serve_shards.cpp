@@ -475,7 +475,8 @@ PodRun start_as_pod(const fs::path& dir, const std::string& hostname, const std:
                         std::string("--drain-timeout"), std::string("10")})
     args.push_back(a);
   PodRun pod;
-  pod.run = std::make_unique<BackgroundRun>(dir, "unshare", args, "pod-" + hostname + ".log");
+  static int runs = 0;  // a log of its own per run: a reused one could show the last run's lines
+  pod.run = std::make_unique<BackgroundRun>(dir, "unshare", args, "pod-" + std::to_string(++runs) + "-" + hostname + ".log");
   static const std::regex listening(R"(listening on http://127\.0\.0\.1:([0-9]+))");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
   while (std::chrono::steady_clock::now() < deadline && pod.run->alive()) {
