@@ -69,6 +69,7 @@ status=$?
 stop_all || status=1
 for i in $(seq 0 $((replicas - 1))); do tail -2 "serve-$i.log"; done
 if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
   cp shard-bench.md shard-bench.json shard-bench-events.txt serve-*.log "$OUT/" 2>/dev/null
 fi
 exit $status

@@ -42,6 +42,15 @@ class Process:
         return get_streams(self.base)
 
 
+def known(value):
+    """None for a figure this machine has not (GPU memory on the CPU): JSON has no NaN."""
+    return None if value != value else value
+
+
+def mib(value):
+    return "n/a" if value is None else f"{value:.0f}"
+
+
 def placement(processes, expected):
     """(ok, why): every expected stream on exactly one process, running, and each process
     running as many as it says it was assigned."""
@@ -118,7 +127,7 @@ def run(args, log):
             "p99_recent_max_ms": max(recent, default=float("nan")),
             "p99_recent_median_ms": statistics.median(recent) if recent else float("nan"),
             "p99_whole_max_ms": max((end[i][n]["p99_ms"] for n in names), default=float("nan")),
-            "gpu_memory_mib": gpu_memory_mib(p.base), "rss_mib": rss_mib(p.pid),
+            "gpu_memory_mib": known(gpu_memory_mib(p.base)), "rss_mib": known(rss_mib(p.pid)),
         })
     record["measured_seconds"] = measured
 
@@ -153,7 +162,7 @@ def markdown(record):
         lines.append(f"| {p['ordinal']}/{p['replicas']} | {p['device']} | {p['assigned']} | {p['running']} | "
                      f"{p['frames']} | {p['fps']:.1f} | {p['dropped']} / {p['dropped_since_start']} | "
                      f"{p['p99_recent_median_ms']:.1f} / {p['p99_recent_max_ms']:.1f} | {p['p99_whole_max_ms']:.1f} | "
-                     f"{p['gpu_memory_mib']:.0f} | {p['rss_mib']:.0f} |")
+                     f"{mib(p['gpu_memory_mib'])} | {mib(p['rss_mib'])} |")
     return "\n".join(lines) + "\n"
 
 
