@@ -169,8 +169,8 @@ std::vector<Streams> look(Fleet& fleet) {
   return seen;
 }
 
-// Waits until the live processes together run `expected` (each stream once, running): the
-// streams' owners then, by name.
+// Waits until the live processes together run `expected` (each stream once, running);
+// `seen` holds each process's streams at the last look.
 bool wait_for_union(Fleet& fleet, const std::set<std::string>& expected, std::vector<Streams>& seen, double seconds = 20) {
   return eventually(
       [&] {
