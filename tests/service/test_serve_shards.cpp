@@ -251,6 +251,14 @@ TEST(ServeShards, ThreeThenFourProcessesShareOneListAndFollowItsChanges) {
     EXPECT_EQ(info["stream_list"].value("listed", -1), 30) << info.dump();
     EXPECT_EQ(info["stream_list"].value("assigned", -1), static_cast<int>(three[i].size())) << info.dump();
     EXPECT_TRUE(info["stream_list"]["error"].is_null()) << info.dump();
+    // The same to Prometheus.
+    const std::string metrics = curl("GET", fleet[i]->url("/metrics")).body;
+    EXPECT_EQ(sample_value(metrics, "framepipe_shard_ordinal"), static_cast<double>(i)) << metrics;
+    EXPECT_EQ(sample_value(metrics, "framepipe_shard_replicas"), 3.0) << metrics;
+    EXPECT_EQ(sample_value(metrics, R"(framepipe_stream_list_streams{scope="listed"})"), 30.0) << metrics;
+    EXPECT_EQ(sample_value(metrics, R"(framepipe_stream_list_streams{scope="assigned"})"),
+              static_cast<double>(three[i].size()))
+        << metrics;
   }
   drain(fleet);
 
