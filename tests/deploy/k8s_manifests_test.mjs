@@ -41,7 +41,15 @@ for (const module of ["kubernetes-models", "yaml"])
   if (!fs.existsSync(path.join(here, "node_modules", module)))
     skip(`${module} is not installed in tests/deploy/node_modules (npm ci there; tools/setup.sh)`);
 
-const { copyTree, render, writeOverlay } = await import("./render.mjs");
+const { copyTree, kubectlVersion, render, writeOverlay } = await import("./render.mjs");
+// Not a skip: deploy/k8s cannot be rendered by it, which is what this test is to find out.
+const [major, minor] = (kubectlVersion(opt.kubectl) || "0.0").split(".").map(Number);
+if (major === 1 && minor < 22) {
+  console.error(`k8s_manifests_test: ${opt.kubectl} is ${major}.${minor}, whose kustomize (v2.0.3 in Debian bookworm's 1.20) ` +
+    "lacks `replacements`, which keep FRAMEPIPE_REPLICAS equal to replicas: deploy/k8s needs kubectl >= 1.22 " +
+    "(kustomize >= v4.1); give one with --kubectl or KUBECTL");
+  process.exit(1);
+}
 const { validateObjects } = await import("./schemas.mjs");
 const { commandFlags, probeServer, validatePipeline } = await import("./framepipe_cli.mjs");
 

@@ -25,7 +25,8 @@ export function writeOverlay(root, name, kustomization) {
   return dir;
 }
 
-// kubectl's version, as "1.32"; null when it does not say.
+// kubectl's version, as "1.32"; null when it does not say. Its kustomize renders deploy/k8s
+// from 1.22 on (kustomize v4.1: `replacements`).
 export function kubectlVersion(kubectl) {
   try {
     const out = execFileSync(kubectl, ["version", "--client", "-o", "json"], { encoding: "utf8", timeout: 30000 });
@@ -36,20 +37,13 @@ export function kubectlVersion(kubectl) {
   }
 }
 
-// The objects `kubectl kustomize DIR` renders. A failure says what kubectl said, and, for a
-// kubectl older than 1.22, why: its kustomize (Debian bookworm's 1.20 has v2.0.3) knows
-// neither `replacements` nor `labels`, which keep FRAMEPIPE_REPLICAS equal to replicas.
+// The objects `kubectl kustomize DIR` renders; a failure says what kubectl said.
 export function render(kubectl, dir) {
   let out;
   try {
     out = execFileSync(kubectl, ["kustomize", dir], { encoding: "utf8", timeout: 60000, stdio: ["ignore", "pipe", "pipe"] });
   } catch (e) {
-    const version = kubectlVersion(kubectl);
-    const [major, minor] = (version || "0.0").split(".").map(Number);
-    const old = major === 1 && minor < 22
-      ? `\n  ${kubectl} is ${version}: deploy/k8s needs kustomize >= v4.1 (kubectl >= 1.22) for 'replacements'`
-      : "";
-    throw new Error(`kubectl kustomize ${dir} failed: ${(e.stderr || e.message).trim()}${old}`);
+    throw new Error(`kubectl kustomize ${dir} failed: ${(e.stderr || e.message).trim()}`);
   }
   const objects = [];
   for (const doc of parseAllDocuments(out)) {
