@@ -64,6 +64,8 @@ const char* stream_state_name(StreamState state) {
   return "unknown";
 }
 
+const char* stream_source_name(StreamSource source) { return source == StreamSource::List ? "list" : "api"; }
+
 std::int64_t input_reconnects(const RunStats& published) {
   std::int64_t total = 0;
   for (const auto& stage : published.stages) {
@@ -82,6 +84,16 @@ StreamState live_stream_state(const RunStats& published, bool reconnecting) {
 }
 
 namespace {
+
+// The last_error of a stream waiting for a place: the word the API's 503 uses.
+constexpr const char* kWaitingForPlace = "capacity";
+
+// Why a put or remove of `name` by the other source is refused.
+std::string made_by_other(const std::string& name, StreamSource owner) {
+  return owner == StreamSource::List
+             ? fmt::format("stream {} comes from the stream list (serve --stream-list): change it there", name)
+             : fmt::format("stream {} was added through the API: the stream list cannot replace or remove it", name);
+}
 
 // One run of one spec: from put() until its thread has ended and been joined.
 struct Run {
@@ -298,6 +310,7 @@ struct StreamManager::Impl {
     status.name = run.spec.name;
     status.pipeline = run.spec.pipeline;
     status.uri = mask_credentials(run.spec.uri);
+    status.source = run.spec.source;
     status.stats = published_stats(run);
     status.state = refresh_state(run, status.stats);
     status.since = run.since;
@@ -314,7 +327,10 @@ struct StreamManager::Impl {
       status.latency_recent_seconds = std::chrono::duration<double>(Clock::now() - then).count();
     }
     status.reconnects = input_reconnects(status.stats);
-    status.last_error = !run.rejected.empty() ? run.rejected : run.ended ? run.error : std::string();
+    status.last_error = !run.rejected.empty()           ? run.rejected
+                        : run.ended                     ? run.error
+                        : status.state == StreamState::Waiting ? std::string(kWaitingForPlace)
+                                                               : std::string();
     status.outputs = run.plan.outputs;
     return status;
   }
@@ -456,8 +472,8 @@ struct StreamManager::Impl {
       if (limiter.try_admit()) {
         run->owns_place = true;
         start(run);
-      } else if (run->plan.endless) {
-        run->rejected = "capacity";
+      } else if (run->plan.endless && run->spec.source == StreamSource::Api) {
+        run->rejected = "capacity";  // the list's wait for a place, as put() lets them
       }
     }
   }
@@ -495,11 +511,12 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
     check_stream_clashes(spec.name, plan, m.plans_in_use());
     const auto found = m.streams.find(spec.name);
     const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
+    if (old && old->spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old->spec.source));
     // Its place: the one of the run it replaces, else a free one; a live input gets none
     // by waiting (it would never give it back), a file waits for one behind the others.
     bool place = old != nullptr && old->owns_place.exchange(false);
     if (!place && (plan.endless || !m.anyone_waiting())) place = m.limiter.try_admit();
-    if (!place && plan.endless)
+    if (!place && plan.endless && spec.source == StreamSource::Api)
       throw StreamRejected(503, "capacity");  // the HTTP layer adds max_streams (info().capacity)
     auto run = m.make_run(spec, std::move(plan));
     run->predecessor = m.unfinished_run_named(spec.name);
@@ -516,17 +533,19 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
   }
   impl_->wake.notify_all();
   impl_->save();
-  spdlog::info("stream {}: {} (pipeline {}, input {})", spec.name,
-               outcome == PutOutcome::Created ? "added" : "replaced", spec.pipeline, mask_credentials(spec.uri));
+  spdlog::info("stream {}: {} (pipeline {}, input {}, from the {})", spec.name,
+               outcome == PutOutcome::Created ? "added" : "replaced", spec.pipeline, mask_credentials(spec.uri),
+               spec.source == StreamSource::List ? "stream list" : "API");
   return outcome;
 }
 
-bool StreamManager::remove(const std::string& name) {
+bool StreamManager::remove(const std::string& name, StreamSource by) {
   {
     std::lock_guard lock(impl_->mutex);
     const auto found = impl_->streams.find(name);
     if (found == impl_->streams.end()) return false;
     const std::shared_ptr<Run> run = found->second;
+    if (run->spec.source != by) throw StreamRejected(409, made_by_other(name, run->spec.source));
     run->removed = true;
     run->stop = true;
     impl_->streams.erase(found);
@@ -536,6 +555,13 @@ bool StreamManager::remove(const std::string& name) {
   impl_->save();
   spdlog::info("stream {}: removed, finalizing its outputs", name);
   return true;
+}
+
+std::vector<StreamSpec> StreamManager::specs() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<StreamSpec> specs;
+  for (const auto& [name, run] : impl_->streams) specs.push_back(run->spec);
+  return specs;
 }
 
 std::vector<StreamStatus> StreamManager::list() const {

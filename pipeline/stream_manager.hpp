@@ -27,6 +27,12 @@
 
 namespace fp {
 
+// Who asked for a stream: a client of the API, or the stream list file (`serve
+// --stream-list`, a Kubernetes ConfigMap). A stream belongs to the one that made it: the other
+// may neither replace nor remove it (409), so that the list and the API never fight over a name.
+enum class StreamSource { Api, List };
+const char* stream_source_name(StreamSource source);  // "api", "list"
+
 // What a client asked for: everything the state file keeps about a stream.
 struct StreamSpec {
   std::string name;      // [A-Za-z0-9._-]{1,64}
@@ -36,6 +42,9 @@ struct StreamSpec {
   std::map<std::string, std::string> sets;
   // Parameters of the template's decode stage (decoder, reconnect, ...): PARAM -> YAML text.
   std::map<std::string, std::string> decode;
+  StreamSource source = StreamSource::Api;
+
+  bool operator==(const StreamSpec&) const = default;
 };
 
 enum class StreamState { Waiting, Starting, Running, Reconnecting, Finished, Failed, Draining };
@@ -54,6 +63,7 @@ struct StreamStatus {
   std::string name;
   std::string pipeline;
   std::string uri;  // masked
+  StreamSource source = StreamSource::Api;
   StreamState state = StreamState::Starting;
   std::chrono::system_clock::time_point since{};  // when it entered `state`
   std::int64_t frames = 0;          // through the whole graph
@@ -67,7 +77,8 @@ struct StreamStatus {
   double latency_recent_p99_ms = 0;
   double latency_recent_seconds = 0;
   std::int64_t reconnects = 0;
-  std::string last_error;           // masked; empty when none
+  // Masked; empty when none. "capacity" while it waits for a place (--max-streams).
+  std::string last_error;
   std::vector<std::string> outputs;  // the files and URLs it writes (masked)
   RunStats stats;                    // the executor's latest published stats (metrics read these)
 };
@@ -120,11 +131,17 @@ class StreamManager {
   enum class PutOutcome { Created, Replaced };
   // Validates `spec` like `framepipe validate` (template, overrides, paths confined to the
   // roots), then creates the stream or replaces the one of that name (only it restarts).
-  // The desired state is saved before this returns. Throws StreamRejected.
+  // The desired state is saved before this returns. Throws StreamRejected (409 for a name
+  // that another source made). A live input finds no free place: the API's is refused (503
+  // "capacity"); the list's waits, listed as waiting, until one frees (the list says it
+  // must run: it is reported, not dropped).
   PutOutcome put(const StreamSpec& spec);
-  // Stops the stream and forgets it: false for an unknown name. Returns at once; its outputs
-  // are finalized on the stream's own thread (it shows as draining until then).
-  bool remove(const std::string& name);
+  // Stops the stream and forgets it: false for an unknown name; StreamRejected 409 when
+  // `by` did not make it. Returns at once; its outputs are finalized on the stream's own
+  // thread (it shows as draining until then).
+  bool remove(const std::string& name, StreamSource by = StreamSource::Api);
+  // The desired state: every stream's spec (credentials included: never to be shown).
+  std::vector<StreamSpec> specs() const;
 
   std::vector<StreamStatus> list() const;
   std::optional<StreamStatus> get(const std::string& name) const;

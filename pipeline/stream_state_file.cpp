@@ -82,6 +82,10 @@ std::vector<SavedStream> read_stream_state(const fs::path& file) {
     saved.spec.sets = text_map(entry.value("set", json()), file, fmt::format("streams[{}].set", index));
     saved.spec.decode = text_map(entry.value("decode", json()), file, fmt::format("streams[{}].decode", index));
     saved.finished = entry.value("finished", false);
+    // Written since the stream list (absent in older files: those came from the API).
+    const json source = entry.value("source", json("api"));
+    if (source == "list") saved.spec.source = StreamSource::List;
+    else if (source != "api") fail(file, fmt::format("streams[{}].source: must be \"api\" or \"list\"", index));
     streams.push_back(std::move(saved));
     ++index;
   }
@@ -96,6 +100,7 @@ void write_stream_state(const fs::path& file, const std::vector<SavedStream>& st
                     {"uri", saved.spec.uri},
                     {"set", saved.spec.sets},
                     {"decode", saved.spec.decode},
+                    {"source", stream_source_name(saved.spec.source)},
                     {"finished", saved.finished}});
   const std::string text = json{{"version", kVersion}, {"streams", list}}.dump(2) + "\n";
 

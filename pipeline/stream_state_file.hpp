@@ -4,8 +4,9 @@
 //   {"version": 1,
 //    "streams": [{"name": "cam1", "pipeline": "default", "uri": "rtsp://u:p@cam/1",
 //                 "set": {"denoise.h": "8"}, "decode": {"reconnect": "forever"},
-//                 "finished": false}]}
+//                 "source": "api", "finished": false}]}
 //
+// `source` says who made it (the API or the stream list; absent: the API).
 // `finished` is true for a stream whose input (a file, a bounded testsrc) ended well: its
 // outputs are complete, and a restart lists it as finished instead of running it again and
 // overwriting them. A failed stream is not marked: a restart tries it again. The file holds

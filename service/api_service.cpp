@@ -11,7 +11,8 @@ namespace fp::service {
 ApiService::ApiService(StreamManager& manager, ApiServiceOptions options)
     : options_(std::move(options)),
       context_{.manager = manager, .default_pipeline = options_.default_pipeline, .version = options_.version,
-               .devices = options_.devices, .draining = {}, .on_drain = options_.on_drain, .http_alive = {}},
+               .devices = options_.devices, .draining = {}, .on_drain = options_.on_drain, .http_alive = {},
+               .stream_list = options_.stream_list},
       server_(options_.http) {
   context_.http_alive = [this] { return server_.running(); };
   add_stream_routes(server_, context_);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/stream_list_sync.hpp"
 #include "pipeline/stream_manager.hpp"
 #include "service/http_server.hpp"
 #include "service/service_context.hpp"
@@ -24,6 +25,8 @@ struct ApiServiceOptions {
   std::string page;                      // GET /: the status page (HTML; served without the token, with status_page_headers()); empty: 404
   HttpServer::RequestObserver on_request;
   std::function<void()> on_drain;    // POST /v1/drain was asked (after /readyz turned 503)
+  // GET /v1/info's shard and stream_list; unset or nullopt: no --stream-list.
+  std::function<std::optional<StreamListStatus>()> stream_list;
 };
 
 class ApiService {

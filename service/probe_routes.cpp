@@ -1,6 +1,7 @@
 #include "service/probe_routes.hpp"
 
 #include "service/json_response.hpp"
+#include "service/stream_json.hpp"
 
 namespace fp::service {
 
@@ -38,16 +39,20 @@ void add_probe_routes(HttpServer& server, ServiceContext& context) {
       by_state[state] = count;
       total += count;
     }
-    send_json(res, 200,
-              {{"version", context.version},
-               {"devices", context.devices},
-               {"capacity", info.capacity},
-               {"streams", total},
-               {"streams_by_state", by_state},
-               {"pipelines", context.manager.pipelines()},
-               {"default_pipeline", context.default_pipeline},
-               {"draining", context.is_draining()},
-               {"ready", info.ready && !context.is_draining()}});
+    json body = {{"version", context.version},
+                 {"devices", context.devices},
+                 {"capacity", info.capacity},
+                 {"streams", total},
+                 {"streams_by_state", by_state},
+                 {"pipelines", context.manager.pipelines()},
+                 {"default_pipeline", context.default_pipeline},
+                 {"draining", context.is_draining()},
+                 {"ready", info.ready && !context.is_draining()}};
+    if (const auto list = context.stream_list ? context.stream_list() : std::nullopt) {
+      body["shard"] = {{"ordinal", list->shard.ordinal}, {"replicas", list->shard.replicas}};
+      body["stream_list"] = stream_list_json(*list);
+    }
+    send_json(res, 200, body);
   });
 
   server.add_route("GET", "/v1/pipelines", [&](const httplib::Request&, httplib::Response& res) {

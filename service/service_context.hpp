@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pipeline/stream_list_sync.hpp"
 #include "pipeline/stream_manager.hpp"
 
 namespace fp::service {
@@ -22,6 +24,7 @@ struct ServiceContext {
   std::atomic<bool> draining{false};
   std::function<void()> on_drain;     // wakes `framepipe serve`, which drains and exits
   std::function<bool()> http_alive;   // the listener's thread serves
+  std::function<std::optional<StreamListStatus>()> stream_list;  // serve --stream-list; unset: none
 
   bool is_draining() const { return draining.load() || manager.draining(); }
 };

@@ -32,6 +32,7 @@ json stream_json(const StreamStatus& s) {
       {"pipeline", s.pipeline},
       // The manager masks it already; masked again here so that no path to a client skips it.
       {"uri", mask_credentials(s.uri)},
+      {"source", stream_source_name(s.source)},
       {"state", stream_state_name(s.state)},
       {"since", iso8601_utc(s.since)},
       {"frames", s.frames},
@@ -61,6 +62,19 @@ std::string yaml_text(const json& value) {
   }
   // Numbers, booleans, arrays and objects: JSON is YAML's flow style.
   return value.dump();
+}
+
+json stream_list_json(const StreamListStatus& list) {
+  json rejected = json::object();
+  for (const auto& [name, why] : list.rejected) rejected[name] = mask_uris_in_text(why);
+  return {{"path", list.path.string()},
+          {"listed", list.listed},
+          {"assigned", list.assigned},
+          {"rejected", rejected},
+          {"error", list.error.empty() ? json(nullptr) : json(mask_uris_in_text(list.error))},
+          {"read_at", iso8601_utc(list.read_at)},
+          {"reads_ok", list.reads_ok},
+          {"reads_failed", list.reads_failed}};
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "pipeline/stream_list_sync.hpp"
 #include "pipeline/stream_manager.hpp"
 
 namespace fp::service {
@@ -12,9 +13,13 @@ namespace fp::service {
 // "2026-11-26T12:00:00.123Z".
 std::string iso8601_utc(std::chrono::system_clock::time_point time);
 
-// name, pipeline, uri (masked), state, since, frames, fps, dropped, latency {p50_ms, p99_ms, recent {p50_ms, p99_ms, seconds}},
+// name, pipeline, uri (masked), source (api|list), state, since, frames, fps, dropped, latency {p50_ms, p99_ms, recent {p50_ms, p99_ms, seconds}},
 // reconnects, last_error (null when none), outputs.
 nlohmann::json stream_json(const StreamStatus& status);
+
+// GET /v1/info's stream_list: path, listed, assigned, rejected {name: why}, error (null
+// when the file's newest content is in force), read_at, reads_ok, reads_failed.
+nlohmann::json stream_list_json(const StreamListStatus& list);
 
 // The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},
 // "decode": {"PARAM": value}}. A missing pipeline is `default_pipeline`. Throws HttpError 400

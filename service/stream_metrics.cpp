@@ -127,6 +127,37 @@ struct StreamFamilies {
   }
 };
 
+// serve --stream-list: what the list holds, what this shard runs of it, what was refused.
+void add_stream_list_families(const StreamListStatus& list, std::vector<MetricFamily>& families) {
+  auto listed = family("framepipe_stream_list_streams",
+                       "Streams of the stream list in force: listed (all of them), assigned (this shard's).",
+                       MetricType::Gauge);
+  add_gauge(listed, {{"scope", "listed"}}, static_cast<double>(list.listed));
+  add_gauge(listed, {{"scope", "assigned"}}, static_cast<double>(list.assigned));
+  families.push_back(std::move(listed));
+  auto rejected = family("framepipe_stream_list_rejected",
+                         "This shard's listed streams the service refused (invalid, outside the roots, a name the "
+                         "API holds): GET /v1/info says why.",
+                         MetricType::Gauge);
+  add_gauge(rejected, {}, static_cast<double>(list.rejected.size()));
+  families.push_back(std::move(rejected));
+  auto reads = family("framepipe_stream_list_reads_total",
+                      "Contents of the stream list file read: ok (applied) or error (refused; the last good list "
+                      "keeps running).",
+                      MetricType::Counter);
+  add_counter(reads, {{"result", "ok"}}, static_cast<double>(list.reads_ok));
+  add_counter(reads, {{"result", "error"}}, static_cast<double>(list.reads_failed));
+  families.push_back(std::move(reads));
+  auto ordinal = family("framepipe_shard_ordinal", "This process's ordinal among the shards (--shard I/N: I).",
+                        MetricType::Gauge);
+  add_gauge(ordinal, {}, list.shard.ordinal);
+  families.push_back(std::move(ordinal));
+  auto replicas = family("framepipe_shard_replicas", "How many shards the stream list is split into (--shard I/N: N).",
+                         MetricType::Gauge);
+  add_gauge(replicas, {}, list.shard.replicas);
+  families.push_back(std::move(replicas));
+}
+
 }  // namespace
 
 bool stream_up(StreamState state) { return state == StreamState::Running; }
@@ -154,6 +185,16 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
                          MetricType::Gauge);
   add_gauge(capacity, {}, static_cast<double>(info.capacity));
   families.push_back(std::move(capacity));
+
+  // Over the cap: listed streams that wait for a place (the API's are refused with 503).
+  auto waiting = family("framepipe_streams_waiting_for_capacity",
+                        "Streams that should run but wait for a place (--max-streams or this machine's memory).",
+                        MetricType::Gauge);
+  const auto waiting_count = info.streams_by_state.find(stream_state_name(StreamState::Waiting));
+  add_gauge(waiting, {}, waiting_count != info.streams_by_state.end() ? waiting_count->second : 0);
+  families.push_back(std::move(waiting));
+  if (const auto list = source_.stream_list ? source_.stream_list() : std::nullopt)
+    add_stream_list_families(*list, families);
 
   StreamFamilies per_stream;
   for (const auto& stream : streams) per_stream.add(stream);

@@ -12,9 +12,11 @@
 #include <prometheus/metric_family.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pipeline/stream_list_sync.hpp"
 #include "pipeline/stream_manager.hpp"
 #include "service/stage_seconds.hpp"
 
@@ -29,6 +31,8 @@ struct StreamMetricsSource {
   std::function<std::vector<StreamStatus>()> streams;  // the streams now
   std::function<ManagerInfo()> manager;                // capacity and counts by state
   std::vector<int> gpus;                               // CUDA ordinals the streams run on
+  // serve --stream-list: the list's and the shard's families; unset or nullopt: none.
+  std::function<std::optional<StreamListStatus>()> stream_list;
 };
 
 class StreamCollector : public prometheus::Collectable {

@@ -38,6 +38,8 @@ struct ServeArguments {
   double drain_timeout = 30;      // seconds
   std::string device = "auto";
   std::string deepstream_pipeline;  // "": the first pipeline file's
+  std::string stream_list;        // "": streams come from the API only
+  std::string shard;              // "I/N", "auto" or "": all of the list's streams
 };
 
 int run_command(const RunArguments& args);

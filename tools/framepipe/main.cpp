@@ -99,6 +99,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--deepstream-pipeline", serve.deepstream_pipeline,
                         "The template DeepStream's POST /api/v1/stream/add runs (default: the first pipeline file's)");
+  serve_cmd->add_option("--stream-list", serve.stream_list,
+                        "A YAML file of the streams to run (streams: [{name, uri, pipeline, set, decode}]), re-read "
+                        "every 2 s: only the streams that changed start or stop");
+  serve_cmd->add_option("--shard", serve.shard,
+                        "Run only this process's part of --stream-list: I/N (ordinal I of N processes, rendezvous "
+                        "hashing of the names), or auto (I from the hostname NAME-I, N from FRAMEPIPE_REPLICAS)")
+      ->type_name("I/N|auto");
 
   std::string validate_file;
   fp::ConfigOverrides validate_overrides;

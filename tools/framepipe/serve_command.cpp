@@ -9,13 +9,19 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "pipeline/config_error.hpp"
 #include "pipeline/device.hpp"
+#include "pipeline/shard.hpp"
+#include "pipeline/stream_list.hpp"
+#include "pipeline/stream_list_sync.hpp"
 #include "pipeline/stream_manager.hpp"
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"
@@ -80,6 +86,34 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   return options;
 }
 
+Shard shard_of(const ServeArguments& args) {
+  if (args.shard.empty()) return Shard{};
+  if (args.stream_list.empty())
+    throw UsageError("--shard " + args.shard + ": give --stream-list FILE too (a shard is a part of a stream list)");
+  try {
+    return args.shard == "auto" ? shard_from_environment() : parse_shard(args.shard);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// The list's streams, kept running from now on; none without --stream-list. A list that
+// cannot be read at start is a usage error: a pod must not come up running nothing.
+std::unique_ptr<StreamListSync> start_stream_list(const ServeArguments& args, StreamManager& manager, Shard shard,
+                                                  const std::string& default_pipeline) {
+  if (args.stream_list.empty()) return nullptr;
+  try {
+    auto sync = std::make_unique<StreamListSync>(
+        manager, StreamListSyncOptions{.file = args.stream_list, .shard = shard, .default_pipeline = default_pipeline});
+    const auto status = sync->status();
+    fmt::print(stderr, "framepipe serve: stream list {}: {} listed, {} for shard {}\n", args.stream_list, status.listed,
+               status.assigned, shard.to_string());
+    return sync;
+  } catch (const StreamListError& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace
 
 int serve_command(const ServeArguments& args) {
@@ -93,14 +127,22 @@ int serve_command(const ServeArguments& args) {
     throw UsageError(fmt::format("--deepstream-pipeline {}: no pipeline file of that name (the names are the files' stems)",
                                  default_pipeline));
 
+  const Shard shard = shard_of(args);
   const std::vector<Device> devices = resolve_devices(args.device);
   StreamManager manager(manager_options(args, std::move(templates), devices));
+  const std::unique_ptr<StreamListSync> stream_list = start_stream_list(args, manager, shard, default_pipeline);
+  const std::function<std::optional<StreamListStatus>()> stream_list_status =
+      [&stream_list]() -> std::optional<StreamListStatus> {
+    if (!stream_list) return std::nullopt;
+    return stream_list->status();
+  };
 
   // GET /metrics: the streams' families read from the manager at each scrape (metrics.hpp).
   service::StreamMetricsSource metrics_source;
   metrics_source.version = FRAMEPIPE_VERSION;
   metrics_source.streams = [&manager] { return manager.list(); };
   metrics_source.manager = [&manager] { return manager.info(); };
+  metrics_source.stream_list = stream_list_status;
   for (const auto& device : devices)
     if (device.kind == DeviceKind::Cuda) metrics_source.gpus.push_back(device.ordinal);
   service::Metrics metrics(std::move(metrics_source));
@@ -116,6 +158,7 @@ int serve_command(const ServeArguments& args) {
   api_options.metrics = [&metrics] { return metrics.scrape(); };
   api_options.on_request = [&metrics](const std::string& route, int status) { metrics.count_request(route, status); };
   api_options.page = std::string(service::status_page_html());
+  api_options.stream_list = stream_list_status;
   service::ApiService api(manager, std::move(api_options));
   const int port = api.start();
   fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());
@@ -123,6 +166,7 @@ int serve_command(const ServeArguments& args) {
 
   while (!signalled.load() && !drain_asked.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   api.begin_drain();  // /readyz 503 and adds refused before the first stream is stopped
+  if (stream_list) stream_list->stop();  // nor may the list put streams back
   const auto streams = manager.list();
   fmt::print(stderr, "framepipe serve: draining {} stream{} (at most {} s; a second signal ends at once)\n",
              streams.size(), streams.size() == 1 ? "" : "s", args.drain_timeout);

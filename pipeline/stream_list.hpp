@@ -1,0 +1,38 @@
+// The stream list of `framepipe serve --stream-list FILE`: the streams a fleet should run,
+// kept by its operator (in Kubernetes, a ConfigMap mounted into every pod):
+//
+//   streams:
+//     - name: cam-001                  # [A-Za-z0-9._-]{1,64}, unique
+//       uri: rtsp://10.0.0.11/stream   # the input
+//       pipeline: camera               # a template's name; default: serve's default pipeline
+//       set: {denoise.h: 12}           # as the API's "set": STAGE.PARAM -> value
+//       decode: {reconnect: forever}   # as the API's "decode": PARAM -> value
+//
+// Every key means what it means in the body of PUT /v1/streams/{name}. Whether a stream's
+// template, overrides and paths are valid is the manager's to say (as for the API): this
+// reads the file's shape only.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pipeline/stream_manager.hpp"
+
+namespace fp {
+
+// What is wrong with a list: "FILE:LINE: streams[3].uri: missing" (credentials masked).
+class StreamListError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The streams of a list's text (`file` names it in errors), in the order listed, each with
+// source List. An empty `streams:` (or none at all) is an empty list. Throws StreamListError.
+std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::string& file,
+                                          const std::string& default_pipeline);
+// The same, from the file. Throws StreamListError (also for a file that cannot be read).
+std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline);
+
+}  // namespace fp

@@ -1,0 +1,178 @@
+#include "pipeline/stream_list_sync.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "media/stream_uri.hpp"
+#include "pipeline/stream_list.hpp"
+
+namespace fp {
+
+namespace {
+
+// The file's whole text into `text`; false when it cannot be read.
+bool read_text(const std::filesystem::path& file, std::string& text) {
+  std::ifstream in(file);
+  if (!in) return false;
+  std::ostringstream all;
+  all << in.rdbuf();
+  if (in.bad()) return false;
+  text = all.str();
+  return true;
+}
+
+}  // namespace
+
+StreamListSync::StreamListSync(StreamManager& manager, StreamListSyncOptions options)
+    : manager_(manager), options_(std::move(options)) {
+  status_.path = options_.file;
+  status_.shard = options_.shard;
+  if (!read_text(options_.file, content_))
+    throw StreamListError(fmt::format("{}: cannot read the stream list", options_.file.string()));
+  const auto listed = parse_stream_list(content_, options_.file.string(), options_.default_pipeline);
+  apply(listed);
+  thread_ = std::thread([this] { poll_loop(); });
+}
+
+StreamListSync::~StreamListSync() { stop(); }
+
+void StreamListSync::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+StreamListStatus StreamListSync::status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+void StreamListSync::poll_loop() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (wake_.wait_for(lock, options_.poll, [this] { return stopping_; })) return;
+    }
+    if (manager_.draining()) continue;
+    try {
+      poll_once();
+    } catch (const std::exception& e) {  // never let the poller die: the log says why
+      spdlog::error("stream list {}: {}", options_.file.string(), mask_uris_in_text(e.what()));
+    }
+  }
+}
+
+void StreamListSync::poll_once() {
+  std::string text;
+  if (!read_text(options_.file, text)) {
+    const std::string error = fmt::format("{}: cannot read the stream list", options_.file.string());
+    std::lock_guard lock(mutex_);
+    if (status_.error != error) {
+      spdlog::error("{}; the streams of the last list read keep running", error);
+      ++status_.reads_failed;
+      status_.error = error;
+    }
+    content_.clear();  // read again whole once it is back, even if unchanged
+    return;
+  }
+  if (text == content_) {
+    retry_rejected();
+    return;
+  }
+  content_ = text;
+  std::vector<StreamSpec> listed;
+  try {
+    listed = parse_stream_list(text, options_.file.string(), options_.default_pipeline);
+  } catch (const StreamListError& e) {
+    spdlog::error("{}; the streams of the last list read keep running", e.what());
+    std::lock_guard lock(mutex_);
+    ++status_.reads_failed;
+    status_.error = e.what();
+    return;
+  }
+  apply(listed);
+}
+
+bool StreamListSync::try_put(const StreamSpec& spec, std::map<std::string, std::string>& rejected) {
+  try {
+    manager_.put(spec);
+    rejected.erase(spec.name);
+    return true;
+  } catch (const StreamRejected& e) {
+    const std::string why = mask_uris_in_text(e.what());
+    const auto [it, added] = rejected.insert_or_assign(spec.name, why);
+    if (added) spdlog::error("stream list: stream {} not started: {}", spec.name, why);
+    return false;
+  }
+}
+
+void StreamListSync::apply(const std::vector<StreamSpec>& listed) {
+  std::vector<StreamSpec> mine;
+  for (const auto& spec : listed)
+    if (options_.shard.owns(spec.name)) mine.push_back(spec);
+  std::map<std::string, StreamSpec> current;
+  for (auto& spec : manager_.specs()) current.emplace(spec.name, std::move(spec));
+  std::set<std::string> wanted;
+  for (const auto& spec : mine) wanted.insert(spec.name);
+
+  // Removed first: their places go to the streams added below.
+  int removed = 0, added = 0, changed = 0;
+  for (const auto& [name, spec] : current)
+    if (spec.source == StreamSource::List && !wanted.contains(name)) {
+      try {
+        if (manager_.remove(name, StreamSource::List)) ++removed;
+      } catch (const StreamRejected&) {  // made by the API meanwhile: not the list's any more
+      }
+    }
+  std::map<std::string, std::string> rejected;
+  {
+    std::lock_guard lock(mutex_);
+    rejected = status_.rejected;
+  }
+  std::erase_if(rejected, [&](const auto& entry) { return !wanted.contains(entry.first); });
+  // In list order: when the cap is reached, the ones listed last are those that wait.
+  for (const auto& spec : mine) {
+    const auto found = current.find(spec.name);
+    if (found != current.end() && found->second == spec) {
+      rejected.erase(spec.name);
+      continue;
+    }
+    if (try_put(spec, rejected)) ++(found == current.end() ? added : changed);
+  }
+  spdlog::info("stream list {}: {} listed, {} for shard {}: {} added, {} changed, {} removed, {} not started",
+               options_.file.string(), listed.size(), mine.size(), options_.shard.to_string(), added, changed, removed,
+               rejected.size());
+  std::lock_guard lock(mutex_);
+  in_force_ = std::move(mine);
+  status_.listed = listed.size();
+  status_.assigned = in_force_.size();
+  status_.rejected = std::move(rejected);
+  status_.error.clear();
+  status_.read_at = std::chrono::system_clock::now();
+  ++status_.reads_ok;
+}
+
+void StreamListSync::retry_rejected() {
+  std::map<std::string, std::string> rejected;
+  std::vector<StreamSpec> retry;
+  {
+    std::lock_guard lock(mutex_);
+    if (status_.rejected.empty()) return;
+    rejected = status_.rejected;
+    for (const auto& spec : in_force_)
+      if (rejected.contains(spec.name)) retry.push_back(spec);
+  }
+  for (const auto& spec : retry)
+    if (try_put(spec, rejected)) spdlog::info("stream list: stream {} started on a retry", spec.name);
+  std::lock_guard lock(mutex_);
+  status_.rejected = std::move(rejected);
+}
+
+}  // namespace fp

@@ -1,0 +1,297 @@
+// The stream list of `framepipe serve --stream-list`: the file's shape and its errors (file,
+// line, key), and StreamListSync on a real StreamManager (testsrc at its frame rate on the
+// CPU): a changed list starts/stops only what changed, a shard runs only its streams, a
+// stream over the cap waits (reported) and starts when a place frees, the API's and the
+// list's names do not fight, a bad re-read keeps the streams running.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "pipeline/shard.hpp"
+#include "pipeline/stream_list.hpp"
+#include "pipeline/stream_list_sync.hpp"
+#include "pipeline/stream_manager.hpp"
+#include "tests/e2e/cli_runner.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using test::TempDir;
+using test::time_bound;
+
+std::string list_error(const std::string& text) {
+  try {
+    parse_stream_list(text, "streams.yaml", "camera");
+  } catch (const StreamListError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(StreamList, ReadsEveryKey) {
+  const auto specs = parse_stream_list(R"(streams:
+  - name: door
+    uri: rtsp://admin:pw@10.0.0.2/live
+    pipeline: denoise
+    set: {denoise.h: 12, fused.levels: 4, crop.rect: [1, 2, 3, 4]}
+    decode: {reconnect: forever, timeout_ms: 5000}
+  - {name: yard, uri: 'testsrc://64x48@30?frames=0'}
+)",
+                                       "streams.yaml", "camera");
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].name, "door");
+  EXPECT_EQ(specs[0].uri, "rtsp://admin:pw@10.0.0.2/live");
+  EXPECT_EQ(specs[0].pipeline, "denoise");
+  EXPECT_EQ(specs[0].sets.at("denoise.h"), "12");
+  EXPECT_EQ(specs[0].sets.at("crop.rect"), "[1, 2, 3, 4]");
+  EXPECT_EQ(specs[0].decode.at("reconnect"), "forever");
+  EXPECT_EQ(specs[0].source, StreamSource::List);
+  EXPECT_EQ(specs[1].pipeline, "camera");  // the default
+  EXPECT_TRUE(specs[1].sets.empty());
+}
+
+TEST(StreamList, EmptyIsNoStreams) {
+  EXPECT_TRUE(parse_stream_list("", "f", "p").empty());
+  EXPECT_TRUE(parse_stream_list("streams: []\n", "f", "p").empty());
+  EXPECT_TRUE(parse_stream_list("streams:\n", "f", "p").empty());
+}
+
+TEST(StreamList, ErrorsNameTheFileLineAndKey) {
+  EXPECT_EQ(list_error("streams:\n  - {name: a, uri: x}\n  - name: b\n    pipeline: p\n"),
+            "streams.yaml:3: streams[1].uri: missing");
+  EXPECT_EQ(list_error("streams:\n  - {name: a, uri: x, url: y}\n"),
+            "streams.yaml:2: streams[0].url: unknown key (expected name, uri, pipeline, set, decode)");
+  EXPECT_EQ(list_error("streams:\n  - {name: a, uri: x}\n  - {name: a, uri: y}\n"),
+            "streams.yaml:3: streams[1].name: a is listed twice");
+  EXPECT_EQ(list_error("cameras: []\n"), "streams.yaml:1: cameras: unknown key (a stream list has only 'streams')");
+  EXPECT_EQ(list_error("streams: {a: 1}\n"), "streams.yaml:1: streams: expected a list of streams, got a map");
+  EXPECT_EQ(list_error("streams:\n  - {name: a, uri: x, set: [1]}\n"),
+            "streams.yaml:2: streams[0].set: expected a map of STAGE.PARAM -> value, got a list");
+  EXPECT_EQ(list_error("streams:\n  - {name: a, uri: x, set: {s.r: {x: 1}}}\n"),
+            "streams.yaml:2: streams[0].set.s.r: expected a number, text, boolean or list, got a map");
+  EXPECT_NE(list_error("streams:\n  - {name: ../etc, uri: x}\n").find("streams.yaml:2: streams[0].name: stream name '../etc'"),
+            std::string::npos);
+  EXPECT_NE(list_error("streams: [\n").find("streams.yaml:"), std::string::npos);
+  EXPECT_NE(list_error("streams:\n  - {name: a, uri: [x]}\n").find("streams[0].uri: expected a text, got a list"),
+            std::string::npos);
+}
+
+TEST(StreamList, ErrorsHideCredentials) {
+  const std::string error = list_error("streams:\n  - {name: a, uri: 'rtsp://admin:hunter2@cam/1', uri2: 1}\n");
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  const std::string bad_yaml = list_error("streams:\n  - {name: a, uri: rtsp://admin:hunter2@cam/1\n");
+  EXPECT_EQ(bad_yaml.find("hunter2"), std::string::npos) << bad_yaml;
+}
+
+TEST(StreamList, AFileThatCannotBeReadIsNamed) {
+  try {
+    read_stream_list("/nonexistent/streams.yaml", "p");
+    FAIL();
+  } catch (const StreamListError& e) {
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/streams.yaml: cannot read the stream list");
+  }
+}
+
+// ---- StreamListSync on a real manager -------------------------------------------------------
+
+constexpr const char* kTemplate = R"(input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: hist, type: luma_histogram, output: '{stream}-hist.jsonl'}
+)";
+
+bool eventually(const std::function<bool()>& done, double seconds) {
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
+  while (std::chrono::steady_clock::now() < limit) {
+    if (done()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return done();
+}
+
+class StreamListSyncTest : public ::testing::Test {
+ protected:
+  StreamListSyncTest() : dir_("stream-list-sync") {
+    fs::create_directories(dir_ / "outputs");
+    std::ofstream(dir_ / "camera.yaml") << kTemplate;
+    options_.pipelines = {{"camera", dir_ / "camera.yaml"}};
+    options_.roots.output_root = dir_ / "outputs";
+    options_.max_streams = 8;
+    options_.run.realtime = true;
+  }
+
+  void write_list(const std::string& text) {
+    // As a ConfigMap changes: the new content whole, renamed over the old.
+    std::ofstream(dir_ / "streams.yaml.new") << text;
+    fs::rename(dir_ / "streams.yaml.new", dir_ / "streams.yaml");
+  }
+
+  std::unique_ptr<StreamListSync> sync(StreamManager& manager, Shard shard = {}) {
+    return std::make_unique<StreamListSync>(
+        manager, StreamListSyncOptions{.file = dir_ / "streams.yaml", .shard = shard, .default_pipeline = "camera",
+                                       .poll = 50ms});
+  }
+
+  static std::string names(const StreamManager& manager) {
+    std::string all;
+    for (const auto& s : manager.list()) all += (all.empty() ? "" : " ") + s.name;
+    return all;
+  }
+
+  static bool running(const StreamManager& manager, const std::string& name) {
+    const auto status = manager.get(name);
+    return status && status->state == StreamState::Running;
+  }
+
+  static std::int64_t frames(const StreamManager& manager, const std::string& name) {
+    const auto status = manager.get(name);
+    return status ? status->frames : -1;
+  }
+
+  TempDir dir_;
+  StreamManagerOptions options_;
+};
+
+TEST_F(StreamListSyncTest, AChangedListTouchesOnlyWhatChanged) {
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: c, uri: 'testsrc://64x48@30?frames=0'}\n");
+  StreamManager manager(options_);
+  auto list = sync(manager);
+  EXPECT_EQ(names(manager), "a b c");
+  ASSERT_TRUE(eventually([&] { return running(manager, "a") && running(manager, "b") && running(manager, "c"); }, 10));
+  for (const auto& s : manager.list()) EXPECT_EQ(s.source, StreamSource::List) << s.name;
+  ASSERT_TRUE(eventually([&] { return frames(manager, "a") >= 15 && frames(manager, "b") >= 15; }, 10));
+
+  // a stays, b changes (its smoothing), c goes, d comes.
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: b, uri: 'testsrc://64x48@30?frames=0', set: {smooth.radius: 2}}\n"
+             "  - {name: d, uri: 'testsrc://64x48@30?frames=0'}\n");
+  const auto a_frames = frames(manager, "a");
+  ASSERT_TRUE(eventually([&] { return names(manager) == "a b d" && list->status().reads_ok == 2; }, 10)) << names(manager);
+  EXPECT_GE(frames(manager, "a"), a_frames);  // never restarted
+  EXPECT_LT(frames(manager, "b"), 15);        // restarted with its new set
+  EXPECT_EQ(manager.specs().size(), 3u);
+  for (const auto& spec : manager.specs()) {
+    if (spec.name == "b") EXPECT_EQ(spec.sets.at("smooth.radius"), "2");
+  }
+  const auto status = list->status();
+  EXPECT_EQ(status.listed, 3u);
+  EXPECT_EQ(status.assigned, 3u);
+  EXPECT_TRUE(status.error.empty());
+}
+
+TEST_F(StreamListSyncTest, AShardRunsOnlyItsStreams) {
+  std::string text = "streams:\n";
+  for (int i = 0; i < 12; ++i) text += "  - {name: cam-" + std::to_string(i) + ", uri: 'testsrc://64x48@30?frames=0'}\n";
+  write_list(text);
+  options_.max_streams = 12;
+  std::set<std::string> seen;
+  for (std::uint32_t ordinal = 0; ordinal < 3; ++ordinal) {
+    StreamManager manager(options_);
+    auto list = sync(manager, Shard{ordinal, 3});
+    for (const auto& s : manager.list()) {
+      EXPECT_EQ(rendezvous_owner(s.name, 3), ordinal) << s.name;
+      EXPECT_TRUE(seen.insert(s.name).second) << s.name << " runs on two shards";
+    }
+    EXPECT_EQ(list->status().assigned, manager.list().size());
+    EXPECT_EQ(list->status().listed, 12u);
+  }
+  EXPECT_EQ(seen.size(), 12u);
+}
+
+TEST_F(StreamListSyncTest, OverTheCapAStreamWaitsReportedAndStartsWhenAPlaceFrees) {
+  options_.max_streams = 2;
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: c, uri: 'testsrc://64x48@30?frames=0'}\n");
+  StreamManager manager(options_);
+  auto list = sync(manager);
+  ASSERT_TRUE(eventually([&] { return running(manager, "a") && running(manager, "b"); }, 10));
+  const auto c = manager.get("c");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->state, StreamState::Waiting);
+  EXPECT_EQ(c->last_error, "capacity");
+  EXPECT_EQ(manager.info().streams_by_state.at("waiting"), 1);
+  EXPECT_TRUE(list->status().rejected.empty());  // not refused: waiting
+
+  write_list("streams:\n  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: c, uri: 'testsrc://64x48@30?frames=0'}\n");
+  EXPECT_TRUE(eventually([&] { return running(manager, "c"); }, 10));
+}
+
+TEST_F(StreamListSyncTest, TheListAndTheApiKeepTheirOwnStreams) {
+  StreamManager manager(options_);
+  manager.put(StreamSpec{.name = "x", .pipeline = "camera", .uri = "testsrc://64x48@30?frames=0", .sets = {}, .decode = {}});
+  write_list("streams:\n  - {name: x, uri: 'testsrc://64x48@30?frames=0&noise=3'}\n"
+             "  - {name: y, uri: 'testsrc://64x48@30?frames=0'}\n");
+  auto list = sync(manager);
+  const auto status = list->status();
+  ASSERT_EQ(status.rejected.count("x"), 1u);
+  EXPECT_NE(status.rejected.at("x").find("added through the API"), std::string::npos) << status.rejected.at("x");
+  EXPECT_EQ(manager.get("x")->source, StreamSource::Api);
+  try {
+    manager.remove("y");  // by the API
+    FAIL() << "the API removed a list stream";
+  } catch (const StreamRejected& e) {
+    EXPECT_EQ(e.status(), 409);
+    EXPECT_NE(std::string(e.what()).find("stream list"), std::string::npos) << e.what();
+  }
+  // Once the API lets the name go, the list's stream takes it at the next poll.
+  ASSERT_TRUE(manager.remove("x"));
+  EXPECT_TRUE(eventually([&] {
+    const auto x = manager.get("x");
+    return x && x->source == StreamSource::List && list->status().rejected.empty();
+  }, 10));
+}
+
+TEST_F(StreamListSyncTest, ABadReReadKeepsTheStreamsAndSaysWhy) {
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n");
+  StreamManager manager(options_);
+  auto list = sync(manager);
+  ASSERT_TRUE(eventually([&] { return running(manager, "a"); }, 10));
+  write_list("streams:\n  - {name: a}\n");
+  ASSERT_TRUE(eventually([&] { return list->status().reads_failed == 1; }, 10));
+  EXPECT_EQ(list->status().error, (dir_ / "streams.yaml").string() + ":2: streams[0].uri: missing");
+  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(running(manager, "a"));
+  EXPECT_EQ(list->status().reads_failed, 1);  // the same content is not refused again
+  write_list("streams: []\n");
+  EXPECT_TRUE(eventually([&] { return manager.list().empty() && list->status().error.empty(); }, 10));
+}
+
+TEST_F(StreamListSyncTest, ABadListAtStartIsAnError) {
+  write_list("streams:\n  - {uri: x}\n");
+  StreamManager manager(options_);
+  EXPECT_THROW(sync(manager), StreamListError);
+  fs::remove(dir_ / "streams.yaml");
+  EXPECT_THROW(sync(manager), StreamListError);
+}
+
+TEST_F(StreamListSyncTest, ARestartLeavesTheRestoredStreamsAloneAndForgetsUnlisted) {
+  options_.state_file = dir_ / "state.json";
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
+             "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n");
+  {
+    StreamManager manager(options_);
+    auto list = sync(manager);
+    ASSERT_TRUE(eventually([&] { return running(manager, "a") && running(manager, "b"); }, 10));
+  }
+  // The list changed while the process was down: b is gone.
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n");
+  StreamManager manager(options_);
+  EXPECT_EQ(names(manager), "a b");  // restored from the state file
+  auto list = sync(manager);
+  EXPECT_EQ(names(manager), "a");
+  EXPECT_EQ(manager.get("a")->source, StreamSource::List);
+}
+
+}  // namespace
+}  // namespace fp
