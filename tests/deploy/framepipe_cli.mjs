@@ -38,13 +38,17 @@ async function get(url, headers = {}) {
 // A real `framepipe serve` of PIPELINE on loopback with TOKEN, run as the pod runs it (its
 // token file, a drain timeout), then probed as the kubelet and Prometheus would and stopped
 // by the pod's own preStop command (with the pod's token path pointed at this token file
-// and POD_IP at loopback, its port at this server's). Resolves to the problems found.
-export async function probeServer(framepipe, { pipeline, token, probePaths, metricsPath, preStop, tokenPath, listenPort, boundMs }) {
+// and POD_IP at loopback, its port at this server's). It reads the pods' stream list as
+// shard 999 of 1000, which owns none of the list's few streams (so none starts connecting to
+// cameras that are not here), and must list every one of them. Resolves to the problems found.
+export async function probeServer(framepipe, { pipeline, streamList, streamCount, token, probePaths, metricsPath, preStop, tokenPath,
+  listenPort, boundMs }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framepipe-k8s-serve-"));
   const tokenFile = path.join(dir, "token");
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const server = spawn(framepipe, ["serve", pipeline, "--listen", "127.0.0.1:0", "--token-file", tokenFile,
-    "--output-root", dir, "--device", "cpu", "--drain-timeout", "10"], { stdio: ["ignore", "ignore", "pipe"] });
+    "--output-root", dir, "--device", "cpu", "--drain-timeout", "10", "--stream-list", streamList, "--shard", "999/1000"],
+    { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve(signal ? `signal ${signal}` : code)));
   const problems = [];
@@ -63,6 +67,11 @@ export async function probeServer(framepipe, { pipeline, token, probePaths, metr
       const status = await get(base + probe);
       if (status !== 200) problems.push(`probe path ${probe}: framepipe serve answered ${status} without a token (the kubelet sends none)`);
     }
+    const info = await (await fetch(`${base}/v1/info`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) })).json();
+    const list = info.stream_list || {};
+    if (list.listed !== streamCount || list.error !== null || Object.keys(list.rejected || {}).length)
+      problems.push(`the stream list: serve lists ${list.listed} of its ${streamCount} streams (error ${list.error}, rejected ${JSON.stringify(list.rejected)})`);
+    if (list.assigned !== 0) problems.push(`shard 999/1000 was to own none of the stream list, but owns ${list.assigned}: pick another for this test`);
     const bare = await get(base + metricsPath);
     const authorized = await get(base + metricsPath, { Authorization: `Bearer ${token}` });
     if (bare !== 401 || authorized !== 200)
@@ -77,6 +86,8 @@ export async function probeServer(framepipe, { pipeline, token, probePaths, metr
     }
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), boundMs))]);
     if (code !== 0) problems.push(`after the preStop command framepipe serve should drain and exit 0; got ${code}:\n${log}`);
+  } catch (e) {
+    problems.push(e.message);
   } finally {
     if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
     fs.rmSync(dir, { recursive: true, force: true });

@@ -42,6 +42,7 @@ for (const module of ["kubernetes-models", "yaml"])
     skip(`${module} is not installed in tests/deploy/node_modules (npm ci there; tools/setup.sh)`);
 
 const { copyTree, kubectlVersion, render, writeOverlay } = await import("./render.mjs");
+const { parse: parseYaml } = await import("yaml");
 // Not a skip: deploy/k8s cannot be rendered by it, which is what this test is to find out.
 const [major, minor] = (kubectlVersion(opt.kubectl) || "0.0").split(".").map(Number);
 if (major === 1 && minor < 22) {
@@ -59,7 +60,10 @@ const GRACE_MARGIN_S = 10;
 const SERVE_PROBES = { livenessProbe: ["/livez"], readinessProbe: ["/readyz"], startupProbe: ["/livez", "/readyz"] };
 
 const problems = [];
-const fail = (where, message) => problems.push(`${where}: ${message}`);
+const fail = (where, message) => {
+  problems.push(`${where}: ${message}`);
+  return null;
+};
 
 // Kubernetes' own $(VAR) expansion of args, from the container's env; a fieldRef's value is
 // only known in the pod, so a stand-in of its shape is used.
@@ -223,9 +227,17 @@ function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
   checkWritable(sts, container, flags["--state"] || "", where);
   checkWritable(sts, container, path.posix.join(flags["--output-root"] || "", "x"), where);
   checkWritable(sts, container, "/tmp/x", where);
-  if (typeof flags["--stream-list"] !== "string") fail(where, "no --stream-list");
-  else projectedFile(objects, pod, container, flags["--stream-list"], where);
   const pipelines = positional.map((file) => ({ file, entry: projectedFile(objects, pod, container, file, where) }));
+  // The stream list: each stream's template (default: the first file's stem) is one of them.
+  let streamList = null;
+  if (typeof flags["--stream-list"] !== "string") fail(where, "no --stream-list");
+  else streamList = projectedFile(objects, pod, container, flags["--stream-list"], where);
+  const templates = positional.map((file) => path.posix.basename(file).replace(/\.ya?ml$/, ""));
+  const streams = streamList ? parseYaml(streamList.text)?.streams : null;
+  if (streamList && !Array.isArray(streams)) fail(where, `${flags["--stream-list"]} has no \`streams:\` list`);
+  for (const stream of streams || [])
+    if (!templates.includes(stream.pipeline ?? templates[0]))
+      fail(where, `stream ${stream.name} runs template ${stream.pipeline}, which no pipeline file of serve's args is (${templates.join(", ")})`);
 
   // The Service, the PDB and the PodMonitor find these pods.
   const labels = sts.spec.template.metadata.labels || {};
@@ -250,7 +262,7 @@ function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
       if (!secret || cred?.name !== secret.name || cred?.key !== secret.key)
         fail(where, `PodMonitor ${m.metadata.name} does not send the token of Secret ${secret?.name} (key ${secret?.key}): /metrics answers 401 without it`);
     }
-  return { container, listenPort, tokenFile, drain, preStop, pipelines, metricsPath: monitors[0]?.spec.podMetricsEndpoints?.[0]?.path || "/metrics" };
+  return { container, listenPort, tokenFile, drain, preStop, pipelines, streamList, streamCount: (streams || []).length, metricsPath: monitors[0]?.spec.podMetricsEndpoints?.[0]?.path || "/metrics" };
 }
 
 function checkJob(objects, job, { label, runFlags }) {
@@ -297,7 +309,8 @@ const runFlags = commandFlags(opt.framepipe, "run");
 
 // The replacements block of the base: what an overlay that changes replicas repeats.
 const baseKustomization = fs.readFileSync(path.join(root, "base", "kustomization.yaml"), "utf8");
-const replacementsBlock = baseKustomization.slice(baseKustomization.search(/^replacements:/m));
+const blockFrom = (text) => (/^replacements:/m.test(text) ? text.slice(text.search(/^replacements:/m)) : "");
+const replacementsBlock = blockFrom(baseKustomization);
 if (!/^replacements:/m.test(baseKustomization)) fail("base/kustomization.yaml", "no replacements block keeps FRAMEPIPE_REPLICAS equal to replicas");
 // A user's overlay scaling the gpu one to 5 pods, as README's "Run on Kubernetes" says.
 writeOverlay(root, "test-replicas-5",
@@ -307,7 +320,7 @@ const jobScaled = path.join(root, "job-test-completions-5");
 fs.mkdirSync(jobScaled);
 fs.writeFileSync(path.join(jobScaled, "kustomization.yaml"),
   `resources:\n  - ../job\npatches:\n  - target: {kind: Job, name: framepipe-batch}\n    patch: |-\n` +
-  `      - {op: replace, path: /spec/completions, value: 5}\n${jobKustomization.slice(jobKustomization.search(/^replacements:/m))}`);
+  `      - {op: replace, path: /spec/completions, value: 5}\n${blockFrom(jobKustomization)}`);
 
 const cases = [
   { dir: "overlays/gpu", gpu: true, probe: true },
@@ -349,14 +362,21 @@ for (const c of cases) {
     if (checked && c.probe) {
       validatePipelines(opt.framepipe, checked.pipelines, c.dir);
       const template = checked.pipelines.find((p) => p.entry);
-      if (template && checked.preStop) {
+      if (template && checked.preStop && checked.streamList) {
         const dir = fs.mkdtempSync(path.join(root, "serve-"));
         const file = path.join(dir, path.basename(template.file));
         fs.writeFileSync(file, template.entry.text);
-        const probePaths = Object.values(SERVE_PROBES).flat().filter((p, i, all) => all.indexOf(p) === i);
-        for (const p of await probeServer(opt.framepipe, { pipeline: file, token, probePaths, metricsPath: checked.metricsPath,
-          preStop: checked.preStop, tokenPath: checked.tokenFile, listenPort: checked.listenPort, boundMs: 20000 * scale }))
-          fail(`${c.dir} (a real framepipe serve)`, p);
+        const streamList = path.join(dir, "streams.yaml");
+        fs.writeFileSync(streamList, checked.streamList.text);
+        // The paths the manifest's probes ask for, asked of a real serve.
+        const probePaths = Object.keys(SERVE_PROBES).map((probe) => checked.container[probe]?.httpGet?.path)
+          .filter((p, i, all) => p && all.indexOf(p) === i);
+        const found = await probeServer(opt.framepipe, { pipeline: file, streamList, streamCount: checked.streamCount, token, probePaths, metricsPath: checked.metricsPath,
+          preStop: checked.preStop, tokenPath: checked.tokenFile, listenPort: checked.listenPort, boundMs: 20000 * scale });
+        for (const p of found) fail(`${c.dir} (a real framepipe serve)`, p);
+        if (!found.length)
+          console.log(`k8s_manifests_test: ${c.dir}: a real framepipe serve reads the ${checked.streamCount} streams of the list, ` +
+            `answers ${probePaths.join(" and ")} without the token, ${checked.metricsPath} only with it, and drains and exits 0 on the pod's preStop command`);
       }
     }
   }

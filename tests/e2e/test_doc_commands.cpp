@@ -81,6 +81,12 @@ const NotRun kNotRunHere[] = {
     {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
     {"cmake --build build -j", "the build this test is part of"},
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
+    // README "Run on Kubernetes": tests/deploy renders these overlays with kubectl kustomize,
+    // with a token file of its own, and checks the objects.
+    {"head -c 32 /dev/urandom | base64 > deploy/k8s/base/token.txt",
+     "writes the reader's API token into the source tree (tests/deploy writes one into its copy)"},
+    {"kubectl apply -k deploy/k8s/overlays/gpu", "needs a Kubernetes cluster with GPUs"},
+    {"kubectl apply -k deploy/k8s/overlays/cpu", "needs a Kubernetes cluster"},
 };
 
 // Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the
