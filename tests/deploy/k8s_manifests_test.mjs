@@ -6,9 +6,10 @@
 //
 //   node k8s_manifests_test.mjs --framepipe BUILD/bin/framepipe --k8s deploy/k8s [--kubectl PATH]
 //
-// Exit status: 0 pass, 1 fail (every problem on stderr), 2 bad arguments, 77 skipped:
-// kubectl or this folder's node_modules is missing (tools/setup.sh installs both; CI
-// refuses the skip: tools/check-skips.sh).
+// Exit status: 0 pass, 1 fail (every problem on stderr; a kubectl older than 1.22, whose
+// kustomize lacks `replacements`, too), 2 bad arguments, 77 skipped: kubectl or this
+// folder's node_modules is missing (tools/setup.sh installs both; CI refuses the skip:
+// tools/check-skips.sh).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -123,6 +124,13 @@ function projectedFile(objects, pod, container, file, where) {
   return { kind, name, key, text: kind === "Secret" && object.data ? Buffer.from(data[key], "base64").toString() : data[key], mount: at.mount };
 }
 
+// The container that runs `framepipe COMMAND`: the binary as its command (from the image's
+// PATH, or a path to it), the subcommand first in its args.
+function framepipeContainer(pod, subcommand) {
+  return pod.containers.find((c) => path.posix.basename(String((c.command || [])[0] || "")) === "framepipe" &&
+    (c.command || []).length === 1 && (c.args || [])[0] === subcommand);
+}
+
 function checkImageAndSecurity(workload, where) {
   const pod = podOf(workload);
   for (const c of [...(pod.initContainers || []), ...pod.containers]) {
@@ -174,8 +182,8 @@ function checkFlagsKnown(args, knownFlags, command, where) {
 function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
   const where = `${label}: StatefulSet/${sts.metadata.name}`;
   const pod = podOf(sts);
-  const container = pod.containers.find((c) => (c.args || [])[0] === "serve");
-  if (!container) return fail(where, "no container runs `framepipe serve`");
+  const container = framepipeContainer(pod, "serve");
+  if (!container) return fail(where, "no container runs `framepipe serve` (command [framepipe], args [serve, ...])");
   const args = expandArgs(container, where);
   checkFlagsKnown(args, serveFlags, "serve", where);
   const { flags, positional } = parseFlags(args.slice(1));
@@ -268,8 +276,8 @@ function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
 function checkJob(objects, job, { label, runFlags }) {
   const where = `${label}: Job/${job.metadata.name}`;
   const pod = podOf(job);
-  const container = pod.containers.find((c) => (c.args || [])[0] === "run");
-  if (!container) return fail(where, "no container runs `framepipe run`");
+  const container = framepipeContainer(pod, "run");
+  if (!container) return fail(where, "no container runs `framepipe run` (command [framepipe], args [run, ...])");
   if (job.spec.completionMode !== "Indexed") fail(where, `completionMode is ${job.spec.completionMode}, not Indexed`);
   const rawShard = (container.args || [])[(container.args || []).indexOf("--shard") + 1];
   if (rawShard !== "$(JOB_COMPLETION_INDEX)/$(FRAMEPIPE_SHARDS)")
