@@ -331,6 +331,7 @@ fs.writeFileSync(path.join(jobScaled, "kustomization.yaml"),
   `      - {op: replace, path: /spec/completions, value: 5}\n${blockFrom(jobKustomization)}`);
 
 const cases = [
+  { dir: ".", name: "deploy/k8s (the default)", gpu: true },
   { dir: "overlays/gpu", gpu: true, probe: true },
   { dir: "overlays/cpu", gpu: false },
   { dir: "overlays/test-replicas-5", gpu: true, replicas: 5 },
@@ -338,37 +339,38 @@ const cases = [
   { dir: "job-test-completions-5", job: true, completions: 5 },
 ];
 for (const c of cases) {
+  const label = c.name ?? c.dir;
   let objects;
   try {
     objects = render(opt.kubectl, path.join(root, c.dir));
   } catch (e) {
-    fail(c.dir, e.message);
+    fail(label, e.message);
     continue;
   }
-  for (const p of await validateObjects(objects)) fail(c.dir, `schema: ${p}`);
+  for (const p of await validateObjects(objects)) fail(label, `schema: ${p}`);
   const before = problems.length;
   if (c.job) {
     const jobs = byKind(objects, "Job");
-    if (jobs.length !== 1) { fail(c.dir, `${jobs.length} Jobs rendered, not 1`); continue; }
-    if (c.completions && jobs[0].spec.completions !== c.completions) fail(c.dir, `completions ${jobs[0].spec.completions}, not ${c.completions}`);
-    const checked = checkJob(objects, jobs[0], { label: c.dir, runFlags });
+    if (jobs.length !== 1) { fail(label, `${jobs.length} Jobs rendered, not 1`); continue; }
+    if (c.completions && jobs[0].spec.completions !== c.completions) fail(label, `completions ${jobs[0].spec.completions}, not ${c.completions}`);
+    const checked = checkJob(objects, jobs[0], { label, runFlags });
     if (checked?.pipeline && !c.completions) {
       // The file list the pipeline reads must be the ConfigMap's, mounted in the pod.
       const listPath = (checked.pipeline.text.match(/list:\s*([^\s}]+)/) || [])[1];
-      const list = listPath && projectedFile(objects, checked.pod, checked.container, listPath, `${c.dir} Job`);
-      if (!listPath) fail(c.dir, "the Job's pipeline reads no `inputs: {list: FILE}`");
-      validatePipelines(opt.framepipe, [{ file: "batch.yaml", entry: checked.pipeline }], c.dir, (text, dir) => {
+      const list = listPath && projectedFile(objects, checked.pod, checked.container, listPath, `${label} Job`);
+      if (!listPath) fail(label, "the Job's pipeline reads no `inputs: {list: FILE}`");
+      validatePipelines(opt.framepipe, [{ file: "batch.yaml", entry: checked.pipeline }], label, (text, dir) => {
         fs.writeFileSync(path.join(dir, "files.txt"), list?.text || "");
         return text.split(listPath).join(path.join(dir, "files.txt"));
       });
     }
   } else {
     const sets = byKind(objects, "StatefulSet");
-    if (sets.length !== 1) { fail(c.dir, `${sets.length} StatefulSets rendered, not 1`); continue; }
-    if (c.replicas && sets[0].spec.replicas !== c.replicas) fail(c.dir, `replicas ${sets[0].spec.replicas}, not ${c.replicas}`);
-    const checked = checkServe(objects, sets[0], { label: c.dir, gpu: c.gpu, serveFlags, token });
+    if (sets.length !== 1) { fail(label, `${sets.length} StatefulSets rendered, not 1`); continue; }
+    if (c.replicas && sets[0].spec.replicas !== c.replicas) fail(label, `replicas ${sets[0].spec.replicas}, not ${c.replicas}`);
+    const checked = checkServe(objects, sets[0], { label, gpu: c.gpu, serveFlags, token });
     if (checked && c.probe) {
-      validatePipelines(opt.framepipe, checked.pipelines, c.dir);
+      validatePipelines(opt.framepipe, checked.pipelines, label);
       const template = checked.pipelines.find((p) => p.entry);
       if (template && checked.preStop && checked.streamList) {
         const dir = fs.mkdtempSync(path.join(root, "serve-"));
@@ -381,14 +383,14 @@ for (const c of cases) {
           .filter((p, i, all) => p && all.indexOf(p) === i);
         const found = await probeServer(opt.framepipe, { pipeline: file, streamList, streamCount: checked.streamCount, token, probePaths, metricsPath: checked.metricsPath,
           preStop: checked.preStop, tokenPath: checked.tokenFile, listenPort: checked.listenPort, boundMs: 20000 * scale });
-        for (const p of found) fail(`${c.dir} (a real framepipe serve)`, p);
+        for (const p of found) fail(`${label} (a real framepipe serve)`, p);
         if (!found.length)
-          console.log(`k8s_manifests_test: ${c.dir}: a real framepipe serve reads the ${checked.streamCount} streams of the list, ` +
+          console.log(`k8s_manifests_test: ${label}: a real framepipe serve reads the ${checked.streamCount} streams of the list, ` +
             `answers ${probePaths.join(" and ")} without the token, ${checked.metricsPath} only with it, and drains and exits 0 on the pod's preStop command`);
       }
     }
   }
-  if (problems.length === before) console.log(`k8s_manifests_test: ${c.dir}: ${objects.length} objects valid and checked`);
+  if (problems.length === before) console.log(`k8s_manifests_test: ${label}: ${objects.length} objects valid and checked`);
 }
 fs.rmSync(root, { recursive: true, force: true });
 
