@@ -357,7 +357,7 @@ for (const c of cases) {
     if (checked?.pipeline && !c.completions) {
       // The file list the pipeline reads must be the ConfigMap's, mounted in the pod.
       const listPath = (checked.pipeline.text.match(/list:\s*([^\s}]+)/) || [])[1];
-      const list = listPath && projectedFile(objects, checked.pod, checked.container, listPath, `${label} Job`);
+      const list = listPath && projectedFile(objects, checked.pod, checked.container, listPath, `${label}: Job/${jobs[0].metadata.name}`);
       if (!listPath) fail(label, "the Job's pipeline reads no `inputs: {list: FILE}`");
       validatePipelines(opt.framepipe, [{ file: "batch.yaml", entry: checked.pipeline }], label, (text, dir) => {
         fs.writeFileSync(path.join(dir, "files.txt"), list?.text || "");
