@@ -83,6 +83,12 @@ const NotRun kNotRunHere[] = {
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
     {"mkdir -p clean && build/bin/framepipe run batch.yaml --shard 1/3 --stats-json stats-1.json",
      "the reader's batch.yaml and list of files; tests/e2e/test_shard_job_cli.cpp runs 3 such indexes at once over 20 files"},
+    // README "Run on Kubernetes": tests/deploy renders these overlays with kubectl kustomize,
+    // with a token file of its own, and checks the objects.
+    {"head -c 32 /dev/urandom | base64 > deploy/k8s/base/token.txt",
+     "writes the reader's API token into the source tree (tests/deploy writes one into its copy)"},
+    {"kubectl apply -k deploy/k8s/overlays/gpu", "needs a Kubernetes cluster with GPUs"},
+    {"kubectl apply -k deploy/k8s/overlays/cpu", "needs a Kubernetes cluster"},
 };
 
 // Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the
