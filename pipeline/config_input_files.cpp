@@ -1,5 +1,7 @@
 #include "pipeline/config_input_files.hpp"
 
+#include "pipeline/config_streams.hpp"
+
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 namespace fp {
 
@@ -26,7 +29,42 @@ constexpr std::uintmax_t kMaxListBytes = 1 << 20;
 
 bool has_wildcard(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
+// A list's unnamed local files take their stems, unless that would give two streams one
+// name: then, as a glob does, every one of them is named by its index instead (a stem that
+// is fine alone but clashes in this list must not pick which of the two keeps it).
+void name_unnamed_inputs(std::vector<NamedInput>& inputs) {
+  std::set<std::string> taken;  // the names given, and the index names of unnamed URIs
+  std::vector<std::string> stems(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].name.empty())
+      taken.insert(inputs[i].name);
+    else if ((stems[i] = file_stream_name(inputs[i].uri)).empty())
+      taken.insert(std::to_string(i));
+  }
+  bool clash = false;
+  std::set<std::string> seen;
+  for (const auto& stem : stems)
+    if (!stem.empty()) clash = clash || taken.count(stem) > 0 || !seen.insert(stem).second;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].name.empty()) inputs[i].name = stems[i].empty() || clash ? std::to_string(i) : stems[i];
+}
+
 }  // namespace
+
+std::string file_stream_name(const std::string& uri) {
+  // file:///cams/a.mp4 is the path /cams/a.mp4. Anything else with a ':' is some scheme
+  // (rtsp://, testsrc://, pipe:0) rather than a file name.
+  constexpr std::string_view kFileScheme = "file://";
+  std::string path = uri;
+  if (path.rfind(kFileScheme, 0) == 0)
+    path.erase(0, kFileScheme.size());
+  else if (path.find(':') != std::string::npos)
+    return "";
+  // A stem that is no valid name is no error of the list's: the line is named by its index,
+  // as a URI is (a name can be given on the line).
+  std::string stem = fs::path(path).stem().string();
+  return is_valid_input_name(stem) ? stem : "";
+}
 
 std::vector<NamedInput> expand_input_glob(const std::string& pattern, const Origin& at,
                                           std::vector<ConfigIssue>& issues) {
@@ -127,9 +165,10 @@ std::vector<NamedInput> read_input_list_file(const std::string& path, const Orig
                                 " inputs; at most that many run in one process"));
       return {};
     }
-    inputs.push_back({uri, name.empty() ? std::to_string(inputs.size()) : name});
+    inputs.push_back({uri, name});
   }
   if (inputs.empty() && issues.size() == issues_before) issues.push_back(at.issue("the list " + path + " names no input"));
+  name_unnamed_inputs(inputs);
   return inputs;
 }
 

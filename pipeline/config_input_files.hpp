@@ -10,6 +10,12 @@
 
 namespace fp {
 
+// The name an unnamed input gets after its file: the stem of a local file (cams/door.mp4 or
+// file:///cams/door.mp4 -> door) when that is a valid stream name; "" for anything else (a
+// network URI, a camera, testsrc, a stem such as "a+b" that cannot go into file names),
+// which is then named by its index.
+std::string file_stream_name(const std::string& uri);
+
 struct NamedInput {
   std::string uri;
   std::string name;  // the stream's name ({stream} in output paths)
@@ -22,7 +28,11 @@ std::vector<NamedInput> expand_input_glob(const std::string& pattern, const Orig
                                           std::vector<ConfigIssue>& issues);
 
 // The inputs listed in a text file, one per line: `URI` or `URI NAME`; blank lines and
-// lines starting with '#' are skipped. Unnamed inputs are named by their index.
+// lines starting with '#' are skipped. An unnamed local file (a path, or file://) is named
+// after its stem (file_stream_name), as a glob names its files, so that a batch's outputs ({stream}) and its
+// shards (`run --shard`) follow the file, not its place in the list; by index when two
+// names would clash (two stems alike, or a stem equal to another line's name). Unnamed
+// URIs (rtsp://, testsrc://, v4l2://...) are named by their index in the list.
 std::vector<NamedInput> read_input_list_file(const std::string& path, const Origin& at,
                                              std::vector<ConfigIssue>& issues);
 

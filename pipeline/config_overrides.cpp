@@ -1,5 +1,6 @@
 #include "pipeline/config_overrides.hpp"
 
+#include "pipeline/config_input_files.hpp"
 #include "pipeline/config_suggest.hpp"
 #include "pipeline/config_yaml.hpp"
 
@@ -119,8 +120,15 @@ void override_decoders(RawPipeline& raw, const std::string& decoder, std::vector
 void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::vector<ConfigIssue>& issues) {
   if (overrides.inputs.size() == 1) {
     override_first(raw, "decode", "uri", overrides.inputs.front(), "-i", issues);
-    // One -i for a file that lists several inputs: that one input alone.
-    if (!raw.streams.empty()) raw.streams.resize(1);
+    // One -i for a file that lists several inputs: that one input alone, named as a list
+    // names an unnamed line ({stream}, run --shard): after its file, else "0" — never
+    // after the file's first input, which it replaced.
+    if (!raw.streams.empty()) {
+      raw.streams.resize(1);
+      const std::string name = file_stream_name(overrides.inputs.front());
+      raw.streams.front().name = name.empty() ? "0" : name;
+      raw.streams.front().name_origin = option("-i");
+    }
   } else if (overrides.inputs.size() > 1) {
     override_streams(raw, overrides.inputs, issues);
   }

@@ -10,13 +10,6 @@ namespace fp {
 
 namespace {
 
-// A name goes into file names ({stream}) and messages: letters, digits, '-', '_' and '.'.
-bool valid_name(const std::string& name) {
-  return !name.empty() && name.front() != '.' && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_' || c == '.';
-  });
-}
-
 // Several streams writing one path would overwrite each other's output.
 void check_output_templates(const RawPipeline& raw, const std::vector<StageDefinition>& stages, std::size_t streams,
                             std::vector<ConfigIssue>& issues) {
@@ -38,6 +31,12 @@ void check_output_templates(const RawPipeline& raw, const std::vector<StageDefin
 
 }  // namespace
 
+bool is_valid_input_name(const std::string& name) {
+  return !name.empty() && name.front() != '.' && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+  });
+}
+
 std::vector<StreamDefinition> check_streams(const RawPipeline& raw, const std::vector<StageDefinition>& stages,
                                             DeviceKind backend, std::vector<ConfigIssue>& issues) {
   std::vector<StreamDefinition> streams;
@@ -45,7 +44,7 @@ std::vector<StreamDefinition> check_streams(const RawPipeline& raw, const std::v
   std::set<std::string> names;
   for (std::size_t i = 0; i < raw.streams.size(); ++i) {
     const RawStream& stream = raw.streams[i];
-    if (!valid_name(stream.name))
+    if (!is_valid_input_name(stream.name))
       issues.push_back(stream.name_origin.issue("stream name '" + stream.name +
                                                 "' must be letters, digits, '-', '_' or '.' (it goes into file names)"));
     else if (!names.insert(stream.name).second)

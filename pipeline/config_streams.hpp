@@ -4,6 +4,7 @@
 // streams write the same file.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "pipeline/config_error.hpp"
@@ -12,6 +13,10 @@
 #include "pipeline/pipeline_definition.hpp"
 
 namespace fp {
+
+// A name fit for file names ({stream}) and messages: letters, digits, '-', '_' and '.', not
+// starting with '.'.
+bool is_valid_input_name(const std::string& name);
 
 // `stages` are the checked stages (their parameters); problems go to `issues`.
 std::vector<StreamDefinition> check_streams(const RawPipeline& raw, const std::vector<StageDefinition>& stages,

@@ -4,8 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stages/text_output.hpp"
-
 namespace fp {
 
 namespace {
@@ -87,12 +85,6 @@ std::string stats_to_json(const RunStats& stats) {
                          {"enqueue_us_per_frame", 1000.0 * stats.enqueue_ms / frames},
                          {"wait_us_per_frame", 1000.0 * stats.wait_ms / frames}};
   return doc.dump(2);
-}
-
-void write_stats_json(const RunStats& stats, const std::string& path) {
-  TextOutput out(path);
-  out.write(stats_to_json(stats) + '\n');
-  out.close();
 }
 
 std::string stats_summary(const RunStats& stats) {

@@ -59,8 +59,6 @@ struct RunStats {
 };
 
 std::string stats_to_json(const RunStats& stats);  // pretty-printed JSON document
-// Throws std::runtime_error "PATH: cannot create|write: REASON" (a full disk included).
-void write_stats_json(const RunStats& stats, const std::string& path);
 std::string stats_summary(const RunStats& stats);  // a short human-readable table
 
 }  // namespace fp

@@ -4,8 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stages/text_output.hpp"
-
 namespace fp {
 
 namespace {
@@ -51,12 +49,6 @@ std::string streams_to_json(const StreamsRun& run, double wall_seconds) {
   doc["jobs"] = run.jobs;
   doc["max_concurrent_streams"] = run.max_running;
   return doc.dump(2);
-}
-
-void write_streams_json(const StreamsRun& run, double wall_seconds, const std::string& path) {
-  TextOutput out(path);
-  out.write(streams_to_json(run, wall_seconds) + '\n');
-  out.close();
 }
 
 std::string streams_summary(const StreamsRun& run, double wall_seconds) {

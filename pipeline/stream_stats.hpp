@@ -13,8 +13,6 @@ namespace fp {
 //  "frames", "frames_dropped", "wall_seconds", "fps", "streams_failed", "streams_not_started",
 //  "jobs" (the cap), "max_concurrent_streams"}. A stream that never started is listed too.
 std::string streams_to_json(const StreamsRun& run, double wall_seconds);
-// Throws std::runtime_error "PATH: cannot create|write: REASON".
-void write_streams_json(const StreamsRun& run, double wall_seconds, const std::string& path);
 // One line per stream (those that never started say so), then the total.
 std::string streams_summary(const StreamsRun& run, double wall_seconds);
 

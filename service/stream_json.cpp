@@ -74,7 +74,8 @@ json stream_list_json(const StreamListStatus& list) {
           {"error", list.error.empty() ? json(nullptr) : json(mask_uris_in_text(list.error))},
           {"read_at", iso8601_utc(list.read_at)},
           {"reads_ok", list.reads_ok},
-          {"reads_failed", list.reads_failed}};
+          {"reads_failed", list.reads_failed},
+          {"restarts", list.restarts}};
 }
 
 namespace {

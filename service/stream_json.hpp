@@ -18,7 +18,7 @@ std::string iso8601_utc(std::chrono::system_clock::time_point time);
 nlohmann::json stream_json(const StreamStatus& status);
 
 // GET /v1/info's stream_list: path, listed, assigned, rejected {name: why}, error (null
-// when the file's newest content is in force), read_at, reads_ok, reads_failed.
+// when the file's newest content is in force), read_at, reads_ok, reads_failed, restarts.
 nlohmann::json stream_list_json(const StreamListStatus& list);
 
 // The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},

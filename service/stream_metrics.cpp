@@ -148,6 +148,11 @@ void add_stream_list_families(const StreamListStatus& list, std::vector<MetricFa
   add_counter(reads, {{"result", "ok"}}, static_cast<double>(list.reads_ok));
   add_counter(reads, {{"result", "error"}}, static_cast<double>(list.reads_failed));
   families.push_back(std::move(reads));
+  auto restarts = family("framepipe_stream_list_restarts_total",
+                         "Listed streams that failed and were started again (after a back-off of 5 s doubling to 5 min).",
+                         MetricType::Counter);
+  add_counter(restarts, {}, static_cast<double>(list.restarts));
+  families.push_back(std::move(restarts));
   auto ordinal = family("framepipe_shard_ordinal", "This process's ordinal among the shards (--shard I/N: I).",
                         MetricType::Gauge);
   add_gauge(ordinal, {}, list.shard.ordinal);

@@ -12,13 +12,14 @@ allowed='^no CUDA device present|^one GPU: spreading streams needs two'
 [ -n "${2:-}" ] && allowed="$allowed|$2"
 [ -f "$log" ] || { echo "check-skips: no ctest log at $log" >&2; exit 1; }
 # One line per skipped test: NAME<TAB>REASON. gtest prints the reason under "FILE:LINE:
-# Skipped"; a plain test that skips by exit code (SKIP_RETURN_CODE 77: the promtool and
-# browser tests, via tests/service/run_installed.sh) prints "Skipped: REASON", and ctest's log
+# Skipped"; a plain test that skips by exit code (SKIP_RETURN_CODE 77: the promtool, browser
+# and deploy tests, via tests/service/run_installed.sh or on their own) prints "Skipped: REASON", and ctest's log
 # calls that test passed, so its line is what shows the skip here.
-# This is what makes CI refuse a test that did not run because a program is missing
-# ("promtool is not installed", "node is not installed", "mmdebstrap is not installed", the
-# image test's "needs root"): those tests skip on the GPU machine, which lacks them, but here
-# no such reason is allowed — keep them out of `allowed`.
+# This is what makes CI refuse a test that did not run because a program or package is
+# missing ("promtool is not installed", "node is not installed", "kubectl is not installed",
+# "kubernetes-models is not installed in tests/deploy/node_modules", "mmdebstrap is not
+# installed", the image test's "needs root"): those tests skip on the GPU machine, which lacks
+# them, but here no such reason is allowed — keep them out of `allowed`.
 skips=$(awk '
   /^[0-9]+\/[0-9]+ Testing: / { name = $3; reason = "" }
   /: Skipped$/ { if ((getline line) > 0 && reason == "") reason = line }

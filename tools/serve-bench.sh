@@ -29,39 +29,15 @@ command -v ffmpeg >/dev/null || { echo "serve-bench: needs ffmpeg (source .gpude
 mkdir -p "$work/out"
 cd "$work" || exit 1
 
-# The clip: 40 s of camera-like video (noise as a dim sensor, GOP 2 s, no B-frames, 8 Mb/s),
-# copied 9 times over: 6 minutes, longer than the whole benchmark, so no stream ends.
-if [ ! -s live.mp4 ]; then
-  ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=$size:rate=30,noise=alls=20:allf=t" \
-    -frames:v 1200 -c:v libx264 -preset veryfast -g 60 -bf 0 -b:v 8M -maxrate 8M -bufsize 16M \
-    -pix_fmt yuv420p camera.mp4 || exit 1
-  ffmpeg -hide_banner -loglevel error -y -stream_loop 8 -i camera.mp4 -c copy live.mp4 || exit 1
-fi
-
-cat >camera.yaml <<EOF
-device: $device
-realtime: true
-drop: oldest
-stages:
-  - {id: input,   type: decode, uri: live.mp4, decode: $decoder}
-  - {id: hist,    type: luma_histogram, output: "{stream}-hist.jsonl"}
-  - {id: denoise, type: nlmeans, input: input, h: 10, patch: 7, search: 21}
-  - {id: fused,   type: pyramid_fusion, inputs: [input, denoise], levels: 5, rule: max_energy}
-  - {id: smooth,  type: mean_smooth, input: input, radius: 2}
-  - {id: skel,    type: thinning, input: smooth, threshold: otsu}
-EOF
+source "$root/tools/serve-bench-common.sh"
+make_camera_clip "$size" || exit 1
+write_camera_pipeline camera.yaml "$device" "$decoder"
 
 rm -f out/* serve.log
-"$framepipe" serve camera.yaml --listen 127.0.0.1:0 --allow-root "$work" --output-root "$work/out" \
-  --max-streams $((streams + 8)) >serve.log 2>&1 &
-server=$!
-url=
-for _ in $(seq 100); do
-  url=$(grep -o 'http://[0-9.:]*' serve.log | head -1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "serve-bench: the server did not start" >&2; cat serve.log >&2; kill $server; exit 1; }
+start_serve "$framepipe" serve.log camera.yaml --allow-root "$work" --output-root "$work/out" \
+  --max-streams $((streams + 8)) || exit 1
+server=$server_pid
+url=$server_url
 
 python3 "$root/tools/serve_bench.py" --url "$url" --uri "$work/live.mp4" --pipeline camera --pid $server \
   ${CHURN_URI:+--churn-uri "$CHURN_URI"} --out "$work" --streams "$streams" --churn "$churn" --rounds "$rounds" --cycles "$cycles"

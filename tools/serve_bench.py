@@ -39,6 +39,14 @@ def request(url, method="GET", body=None, timeout=10):
             return e.code, payload.decode(errors="replace")
 
 
+def get_streams(base):
+    """GET /v1/streams as {name: stream}."""
+    status, body = request(f"{base}/v1/streams")
+    if status != 200:
+        raise RuntimeError(f"GET {base}/v1/streams: {status} {body}")
+    return {s["name"]: s for s in (body["streams"] if isinstance(body, dict) else body)}
+
+
 def gpu_memory_mib(base):
     """The server's own figure (framepipe_gpu_memory_used_bytes, cudaMemGetInfo: the whole
     GPU's use, as nvidia-smi shows it). Not nvidia-smi itself: starting NVML takes driver
@@ -77,10 +85,7 @@ class Bench:
         self.events.append(line)
 
     def streams(self):
-        status, body = request(f"{self.base}/v1/streams")
-        if status != 200:
-            raise RuntimeError(f"GET /v1/streams: {status} {body}")
-        return {s["name"]: s for s in (body["streams"] if isinstance(body, dict) else body)}
+        return get_streams(self.base)
 
     def add(self, name, uri=None):
         body = {"pipeline": self.args.pipeline, "uri": uri or self.args.uri}

@@ -24,6 +24,10 @@ packages=(
   # tests/image: the container image's root filesystem, built without a container engine.
   mmdebstrap
 )
+# tests/deploy: `kubectl kustomize` renders deploy/k8s. Debian's kubectl only where none is on
+# PATH (a newer one, from elsewhere, is kept). Debian bookworm's is 1.20, whose kustomize
+# (v2.0.3) lacks the `replacements` deploy/k8s needs (kubectl >= 1.22): the test says so.
+command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do
   case "$group" in
@@ -49,19 +53,25 @@ else
   echo "setup: done"
 fi
 
-# tests/service/browser: playwright-core from the npm registry, at the version its
-# package-lock.json pins (it drives Debian's chromium; it downloads no browser). npm ci runs
-# only when node_modules is not what that lock file says (a stamp of the lock file's hash), so
-# a machine that has it needs no network. A failure is not fatal here: everything else builds
-# and runs, and the browser test fails saying playwright-core is missing.
-browser_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/service/browser"
-stamp="$browser_dir/node_modules/.framepipe-lock-sha256"
-lock_hash=$(sha256sum "$browser_dir/package-lock.json" | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
-  echo "setup: npm ci in tests/service/browser"
-  if (cd "$browser_dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error); then
+# The node tests' packages from the npm registry, at the versions their package-lock.json
+# pins: tests/service/browser (playwright-core; it drives Debian's chromium and downloads no
+# browser) and tests/deploy (kubernetes-models and yaml, to check the Kubernetes manifests).
+# npm ci runs only when node_modules is not what that lock file says (a stamp of the lock
+# file's hash), so a machine that has it needs no network. A failure is not fatal here:
+# everything else builds and runs, and that test fails (on CI) saying its package is missing.
+npm_ci_if_changed() {
+  local dir=$1 stamp lock_hash
+  stamp="$dir/node_modules/.framepipe-lock-sha256"
+  lock_hash=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ] || return 0
+  echo "setup: npm ci in ${dir#"$repo/"}"
+  if (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error); then
     echo "$lock_hash" >"$stamp"
   else
-    echo "setup: npm ci in $browser_dir failed: the status page's browser test will fail until it runs" >&2
+    echo "setup: npm ci in $dir failed: its test will fail until it runs" >&2
   fi
-fi
+}
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+for dir in tests/service/browser tests/deploy; do
+  npm_ci_if_changed "$repo/$dir"
+done

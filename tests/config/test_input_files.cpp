@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "config_test_util.hpp"
+#include "pipeline/config_input_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -63,8 +64,63 @@ TEST_F(InputFiles, ListGivesUrisAndOptionalNames) {
   EXPECT_EQ(definition.streams[0].name, "front");
   EXPECT_EQ(definition.streams[0].input.text("uri"), "rtsp://cam1/stream");
   EXPECT_EQ(definition.streams[0].input.integer("timeout_ms"), 2000);
-  EXPECT_EQ(definition.streams[1].name, "1");
+  EXPECT_EQ(definition.streams[1].name, "yard");  // an unnamed file: after it, as a glob names it
   EXPECT_EQ(definition.streams[1].input.text("uri"), at("cams/yard.mp4"));
+}
+
+// A batch's outputs ({stream}) and its shards (run --shard) follow each file, not its line:
+// adding a line must not rename the others' outputs nor move them to another shard.
+TEST_F(InputFiles, ListNamesUnnamedFilesAfterThemAndUrisByIndex) {
+  write("cams.txt", "cams/door.mp4\nfile://" + at("cams/yard.v2.mkv") + "\ntestsrc://64x48@25?frames=3\n"
+                    "rtsp://cam1/stream front\nrtsp://cam2/stream\ncams/a+b.mp4\n");
+  const auto definition = parse_pipeline(pipeline("{list: '" + at("cams.txt") + "'}"), "t.yaml");
+  std::vector<std::string> names;
+  for (const auto& stream : definition.streams) names.push_back(stream.name);
+  // a+b is no name for a file ({stream}): by index, as a URI, rather than an error.
+  EXPECT_EQ(names, (std::vector<std::string>{"door", "yard.v2", "2", "front", "4", "5"}));
+}
+
+TEST_F(InputFiles, ListNamesItsFilesByIndexWhenTwoNamesWouldClash) {
+  // Two stems alike, as a glob's a.mp4 and a.mkv: every unnamed file by its index.
+  write("stems.txt", "cams/a.mp4\ncams/b.mp4\nother/a.mkv\n");
+  // A stem equal to another line's name.
+  write("named.txt", "cams/door.mp4\nrtsp://cam1/stream door\n");
+  // A stem equal to an unnamed URI's index name.
+  write("index.txt", "testsrc://64x48@25?frames=3\ncams/0.mp4\n");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"stems.txt", {"0", "1", "2"}}, {"named.txt", {"0", "door"}}, {"index.txt", {"0", "1"}}};
+  for (const auto& [list, expected] : cases) {
+    const auto definition = parse_pipeline(pipeline("{list: '" + at(list) + "'}"), "t.yaml");
+    std::vector<std::string> names;
+    for (const auto& stream : definition.streams) names.push_back(stream.name);
+    EXPECT_EQ(names, expected) << list;
+  }
+}
+
+TEST_F(InputFiles, FileStreamNameIsEmptyForAnythingButAFileWithAUsableStem) {
+  EXPECT_EQ(file_stream_name("cams/door.mp4"), "door");
+  EXPECT_EQ(file_stream_name("/data/in/clip-07.y4m"), "clip-07");
+  EXPECT_EQ(file_stream_name("file:///data/in/a.b.mkv"), "a.b");
+  EXPECT_EQ(file_stream_name("rtsp://cam1/stream.mp4"), "");
+  EXPECT_EQ(file_stream_name("testsrc://64x48@25?frames=3"), "");
+  EXPECT_EQ(file_stream_name("v4l2:///dev/video0"), "");
+  EXPECT_EQ(file_stream_name("pipe:0"), "");
+  EXPECT_EQ(file_stream_name("in/a+b.mp4"), "");  // no valid name: by index, not an error
+  EXPECT_EQ(file_stream_name("in/.hidden.mp4"), "");
+}
+
+// One -i over a file that lists several inputs runs that input alone, named after it: not
+// after the list's first input, whose name would then label another file's outputs.
+TEST_F(InputFiles, OneInputOptionOverAListIsNamedAfterItsOwnFile) {
+  write("cams.txt", "cams/door.mp4\ncams/yard.mp4\n");
+  const std::string yaml = pipeline("{list: '" + at("cams.txt") + "'}");
+  const auto file = parse_pipeline(yaml, "t.yaml", ConfigOverrides{.inputs = {"cams/gate.mp4"}});
+  ASSERT_EQ(file.streams.size(), 1u);
+  EXPECT_EQ(file.streams[0].name, "gate");
+  EXPECT_EQ(file.streams[0].input.text("uri"), "cams/gate.mp4");
+  const auto uri = parse_pipeline(yaml, "t.yaml", ConfigOverrides{.inputs = {"rtsp://cam9/stream"}});
+  ASSERT_EQ(uri.streams.size(), 1u);
+  EXPECT_EQ(uri.streams[0].name, "0");
 }
 
 TEST_F(InputFiles, EachMistakeIsOneIssueAtTheKeysLine) {

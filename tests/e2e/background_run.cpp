@@ -48,19 +48,26 @@ void BackgroundRun::signal(int sig) {
 
 std::pair<int, double> BackgroundRun::wait(double limit) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
-  int status = 0;
-  while (Clock::now() < deadline) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      ended_ = true;
-      const double took = std::chrono::duration<double>(Clock::now() - signalled_at_).count();
-      return {WIFEXITED(status) ? WEXITSTATUS(status) : -2, took};
-    }
+  while (!ended_ && Clock::now() < deadline) {
+    if (reap()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return {-1, limit};
+  if (!ended_) return {-1, limit};
+  const double took = std::chrono::duration<double>(ended_at_ - signalled_at_).count();
+  return {WIFEXITED(status_) ? WEXITSTATUS(status_) : -2, took};
 }
 
-bool BackgroundRun::alive() { return !ended_ && waitpid(pid_, nullptr, WNOHANG) == 0; }
+// Reaps the process if it has ended, keeping its status: alive() reaps too, and a later
+// wait() must still tell how it ended (waitpid answers only once).
+bool BackgroundRun::reap() {
+  if (!ended_ && waitpid(pid_, &status_, WNOHANG) == pid_) {
+    ended_ = true;
+    ended_at_ = Clock::now();
+  }
+  return ended_;
+}
+
+bool BackgroundRun::alive() { return !reap(); }
 
 std::string BackgroundRun::output() const {
   std::ifstream in(log_);

@@ -35,8 +35,11 @@ class BackgroundRun {
 
  private:
   using Clock = std::chrono::steady_clock;
+  bool reap();
   pid_t pid_ = -1;
   bool ended_ = false;
+  int status_ = 0;  // waitpid's, once ended_
+  Clock::time_point ended_at_{};
   std::filesystem::path log_;
   Clock::time_point signalled_at_ = Clock::now();
 };

@@ -81,6 +81,14 @@ const NotRun kNotRunHere[] = {
     {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
     {"cmake --build build -j", "the build this test is part of"},
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},
+    {"mkdir -p clean && build/bin/framepipe run batch.yaml --shard 1/3 --stats-json stats-1.json",
+     "the reader's batch.yaml and list of files; tests/e2e/test_shard_job_cli.cpp runs 3 such indexes at once over 20 files"},
+    // README "Run on Kubernetes": tests/deploy renders these overlays with kubectl kustomize,
+    // with a token file of its own, and checks the objects.
+    {"head -c 32 /dev/urandom | base64 > deploy/k8s/base/token.txt",
+     "writes the reader's API token into the source tree (tests/deploy writes one into its copy)"},
+    {"kubectl apply -k deploy/k8s/overlays/gpu", "needs a Kubernetes cluster with GPUs"},
+    {"kubectl apply -k deploy/k8s/overlays/cpu", "needs a Kubernetes cluster"},
     {"docker build -f deploy/Containerfile --build-arg FRAMEPIPE_GIT_COMMIT=$(git describe --always --dirty "
      "--abbrev=10) -t framepipe:0.1.0 .",
      "no container engine or registry here; tests/image builds the image's root filesystem instead"},

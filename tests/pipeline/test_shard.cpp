@@ -51,7 +51,9 @@ TEST(Shard, OneMoreReplicaMovesOnlyWhatItTakes) {
 TEST(Shard, ARemovedReplicaGivesAwayOnlyItsOwn) {
   for (const auto& name : camera_names(3000)) {
     const auto before = rendezvous_owner(name, 4);
-    if (before != 3) EXPECT_EQ(rendezvous_owner(name, 3), before) << name;
+    if (before != 3) {
+      EXPECT_EQ(rendezvous_owner(name, 3), before) << name;
+    }
   }
 }
 

@@ -166,5 +166,33 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
   EXPECT_GT(count_frames(dir / "recordings" / "door.mkv"), 0);
 }
 
+// README's stream list (a ```yaml block of the service section): every stream in it is
+// accepted as written by a real serve with the template it names (an unknown decode or set
+// parameter would be listed in stream_list.rejected).
+TEST(ServeDocs, TheStreamListExampleIsAccepted) {
+  const fs::path readme = fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md";
+  std::vector<std::string> lists;
+  for (const auto& fence : read_fences(readme, "README.md").fences) {
+    if (fence.language != "yaml" || fence.lines.empty() || fence.lines.front().text != "streams:") continue;
+    std::string text;
+    for (const auto& line : fence.lines) text += line.text + "\n";
+    lists.push_back(text);
+  }
+  ASSERT_EQ(lists.size(), 1u) << "README.md's stream list example (a yaml block starting with streams:) was not found";
+  std::ifstream template_file(fs::path(FRAMEPIPE_SOURCE_DIR) / "config" / "serve_denoise.yaml");
+  const std::string denoise((std::istreambuf_iterator<char>(template_file)), std::istreambuf_iterator<char>());
+  TempDir dir("serve-docs-list");
+  std::ofstream(dir / "cams.yaml") << lists.front();
+  ServeOptions options;
+  options.templates = {{"serve_denoise", denoise}};
+  options.extra_args = {"--stream-list", (dir / "cams.yaml").string()};
+  ServeProcess serve("serve-docs-list", options);
+  ASSERT_TRUE(serve.ready()) << serve.failure();
+  const auto info = curl("GET", serve.url("/v1/info")).json();
+  ASSERT_TRUE(info.contains("stream_list")) << info.dump();
+  EXPECT_EQ(info["stream_list"]["rejected"], nlohmann::json::object()) << info.dump(2);
+  EXPECT_GE(info["stream_list"]["assigned"].get<int>(), 2) << info.dump(2);
+}
+
 }  // namespace
 }  // namespace fp::test

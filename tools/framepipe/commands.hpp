@@ -24,6 +24,7 @@ struct RunArguments {
   int slots = 2;
   int jobs = -1;  // several streams: at most this many at once; 0: derived from memory; -1: the file's `jobs`
   std::string metrics;  // serve Prometheus metrics there while the run lasts: "PORT" (loopback) or "HOST:PORT"
+  std::string shard;    // "I/N" or "auto": run only the inputs whose rendezvous owner is I; "": all
 };
 
 // `framepipe serve`: the options of serve_command.cpp.

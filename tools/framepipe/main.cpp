@@ -66,6 +66,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--metrics", run.metrics,
                       "Serve Prometheus metrics at http://ADDR/metrics while the run lasts, as `framepipe serve` "
                       "does (ADDR: PORT listens on 127.0.0.1; HOST:PORT as given; port 0: a free one, printed)");
+  run_cmd->add_option("--shard", run.shard,
+                      "Run only this shard's inputs: I/N (0 <= I < N) keeps those whose stream name's rendezvous hash "
+                      "picks I of N, so N runs over one input list (an Indexed Job's indexes) process each input "
+                      "once; auto: I from the hostname NAME-I, N from FRAMEPIPE_REPLICAS")
+      ->type_name("I/N|auto");
   run_cmd->add_flag("--realtime", run.realtime,
                     "Release frames at the input's frame rate, as a camera would (files and testsrc; "
                     "the file's `realtime: true` does the same)");

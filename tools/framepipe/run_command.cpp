@@ -17,12 +17,14 @@
 #include "pipeline/executor.hpp"
 #include "pipeline/file_clashes.hpp"
 #include "pipeline/output_paths.hpp"
+#include "pipeline/shard_streams.hpp"
 #include "pipeline/stream_jobs.hpp"
 #include "pipeline/stream_runner.hpp"
 #include "pipeline/stream_stats.hpp"
 #include "pipeline/streams.hpp"
 #include "service/run_metrics.hpp"
 #include "stages/registry.hpp"
+#include "stages/text_output.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -79,11 +81,36 @@ std::unique_ptr<service::RunMetrics> start_run_metrics(const RunArguments& args,
   return metrics;
 }
 
+// --shard: checked before anything slow, so that a bad one is a usage error naming it.
+std::optional<Shard> shard_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    return text == "auto" ? shard_from_environment() : parse_shard(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // the message starts with "--shard"
+  }
+}
+
+// --stats-json: the run's document (a sharded run's says the shard), written with every
+// failure named, a full disk's included.
+void write_stats_document(std::string document, const std::optional<ShardSelection>& selection,
+                          const std::string& path) {
+  if (selection) document = stats_json_with_shard(document, *selection);
+  try {
+    TextOutput out(path);
+    out.write(document + '\n');
+    out.close();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
+  }
+}
+
 // Every stream's outputs are finalized whatever happens to the others; a failed stream is
 // named with its error, and the exit code says the worst: 1 when any failed, else 130 when
 // a signal stopped them (streams still waiting then never start), else 0.
 int run_several_streams(const RunArguments& args, const PipelineDefinition& definition,
-                        const std::vector<Device>& devices, const RunOptions& options, service::RunMetrics* metrics) {
+                        const std::vector<Device>& devices, const RunOptions& options, service::RunMetrics* metrics,
+                        const std::optional<ShardSelection>& selection) {
   // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
   const auto endless = endless_streams(definition, options.max_frames);
   const int requested = args.jobs >= 0 ? args.jobs : definition.jobs;
@@ -109,13 +136,7 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
     failed = failed || !r.error.empty();
     interrupted = interrupted || (r.stats.interrupted && !r.stopped_by_failure);
   }
-  if (!args.stats_json.empty()) {
-    try {
-      write_streams_json(run, wall, args.stats_json);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
-    }
-  }
+  if (!args.stats_json.empty()) write_stats_document(streams_to_json(run, wall), selection, args.stats_json);
   if (!args.quiet) {
     fmt::print("{}", streams_summary(run, wall));
     for (const auto& r : results)
@@ -167,6 +188,7 @@ int validate_command(const std::string& file, const ConfigOverrides& overrides, 
 }
 
 int run_command(const RunArguments& args) {
+  const std::optional<Shard> shard = shard_of(args.shard);
   // main installed the handler before anything slow; this is its flag.
   const std::atomic<bool>& stop = install_interrupt_handler();
   // A signal while the pipeline is read (a file that is a FIFO, as `<(...)` is) or the
@@ -186,6 +208,10 @@ int run_command(const RunArguments& args) {
     throw;
   }
   if (stop.load()) return interrupted_early();
+  // Selected once the inputs are expanded and named (a glob, a list, -i), and after the
+  // whole pipeline validated: every shard checks every input's settings alike.
+  std::optional<ShardSelection> selection;
+  if (shard) selection = select_shard_streams(*loaded, *shard);
   const PipelineDefinition& definition = *loaded;
   const Device& device = devices.front();
 
@@ -205,8 +231,20 @@ int run_command(const RunArguments& args) {
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &stop;
 
+  if (selection && !args.quiet) fmt::print("{}\n", selection->describe());
+  // An index with nothing to do has done it: an Indexed Job's pod ends well.
+  if (selection && selection->selected == 0) {
+    if (!args.stats_json.empty()) {
+      write_stats_document(streams_to_json(StreamsRun{}, 0.0), selection, args.stats_json);
+      if (!args.quiet) fmt::print("wrote {}\n", args.stats_json);
+    }
+    return kOk;
+  }
+
   const auto metrics = start_run_metrics(args, definition, devices);
-  if (definition.streams.size() > 1) return run_several_streams(args, definition, devices, options, metrics.get());
+  // A sharded run on several inputs reports as one, whatever is left of them here.
+  if (definition.streams.size() > 1 || (selection && !definition.streams.empty()))
+    return run_several_streams(args, definition, devices, options, metrics.get(), selection);
   if (metrics) {
     options.monitor = metrics->monitor(0);
     metrics->started(0);
@@ -221,13 +259,7 @@ int run_command(const RunArguments& args) {
   }();
   if (metrics) metrics->ended(0, false);
   // Written after every output is finalized; a failure here loses none of them.
-  if (!args.stats_json.empty()) {
-    try {
-      write_stats_json(stats, args.stats_json);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("--stats-json {}", e.what()));
-    }
-  }
+  if (!args.stats_json.empty()) write_stats_document(stats_to_json(stats), selection, args.stats_json);
   if (!args.quiet) {
     fmt::print("{}", stats_summary(stats));
     for (const auto& output : stats.outputs) fmt::print("{} {}\n", is_network_output(output) ? "sent" : "wrote", output);
