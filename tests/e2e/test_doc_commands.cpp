@@ -90,10 +90,10 @@ const NotRun kNotRunHere[] = {
     {"kubectl apply -k deploy/k8s/overlays/gpu", "needs a Kubernetes cluster with GPUs"},
     {"kubectl apply -k deploy/k8s/overlays/cpu", "needs a Kubernetes cluster"},
     {"docker build -f deploy/Containerfile --build-arg FRAMEPIPE_GIT_COMMIT=$(git describe --always --dirty "
-     "--abbrev=10) -t framepipe:0.1.0 .",
+     "--abbrev=10) -t framepipe/framepipe:0.1.0 .",
      "no container engine or registry here; tests/image builds the image's root filesystem instead"},
     {"docker run --gpus all -p 8080:8080 --read-only --tmpfs /tmp -v framepipe:/var/lib/framepipe "
-     "-v $PWD/token:/run/secrets/framepipe/token:ro framepipe:0.1.0",
+     "-v $PWD/token:/run/secrets/framepipe/token:ro framepipe/framepipe:0.1.0",
      "no container engine or GPU here; tests/image runs the image's default command in its root filesystem"},
 };
 
