@@ -1,7 +1,10 @@
 // A test's bound on how long something may take, scaled for slow builds.
 #pragma once
 
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 
 namespace fp::test {
 
@@ -19,6 +22,17 @@ inline double time_bound(double seconds) {
     return value >= 1.0 ? value : 1.0;
   }();
   return seconds * scale;
+}
+
+// Polls `done` every `every` until it holds or time_bound(seconds) has passed; its last answer.
+inline bool eventually(const std::function<bool()>& done, double seconds,
+                       std::chrono::milliseconds every = std::chrono::milliseconds(20)) {
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
+  while (std::chrono::steady_clock::now() < limit) {
+    if (done()) return true;
+    std::this_thread::sleep_for(every);
+  }
+  return done();
 }
 
 }  // namespace fp::test

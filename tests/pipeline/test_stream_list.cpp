@@ -24,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::TempDir;
+using test::eventually;
 using test::time_bound;
 
 std::string list_error(const std::string& text) {
@@ -107,14 +108,6 @@ stages:
   - {id: hist, type: luma_histogram, output: '{stream}-hist.jsonl'}
 )";
 
-bool eventually(const std::function<bool()>& done, double seconds) {
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
-  while (std::chrono::steady_clock::now() < limit) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
-}
 
 class StreamListSyncTest : public ::testing::Test {
  protected:

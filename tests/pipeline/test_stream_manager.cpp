@@ -23,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::TempDir;
+using test::eventually;
 using test::time_bound;
 
 constexpr const char* kTemplate = R"(input: testsrc://64x48@30?frames=30
@@ -32,15 +33,6 @@ stages:
 )";
 constexpr const char* kEndless = "testsrc://64x48@30?frames=0&noise=5";
 
-// Polls `done` until it holds or `seconds` (scaled) have passed.
-bool eventually(const std::function<bool()>& done, double seconds) {
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
-  while (std::chrono::steady_clock::now() < limit) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
-}
 
 class StreamManagerTest : public ::testing::Test {
  protected:

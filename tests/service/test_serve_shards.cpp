@@ -28,6 +28,9 @@ namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Each look is a curl request: not more often than this.
+constexpr std::chrono::milliseconds kPoll{100};
 using nlohmann::json;
 
 // Paced (30 fps, as a camera) and without outputs: 30 of them over a few processes cost
@@ -125,14 +128,6 @@ std::string describe(const Streams& streams) {
   return text.empty() ? " (none)" : text;
 }
 
-bool eventually(const std::function<bool()>& done, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
-}
 
 bool all_running(const Streams& streams) {
   for (const auto& [name, s] : streams)
@@ -184,7 +179,7 @@ bool wait_for_union(Fleet& fleet, const std::set<std::string>& expected, std::ve
         }
         return all == expected && total == expected.size();
       },
-      seconds);
+      seconds, kPoll);
 }
 
 std::string describe(const std::vector<Streams>& seen) {
@@ -331,7 +326,7 @@ TEST(ServeShards, ThreeThenFourProcessesShareOneListAndFollowItsChanges) {
         return running == expected_live && u.count(uri_changed) != 0 && u.at(uri_changed).uri.find("80x48") != std::string::npos &&
                c.count(set_changed) != 0 && c.at(set_changed).since != pre_edit[rendezvous_owner(set_changed, 4)].at(set_changed).since;
       },
-      10);
+      10, kPoll);
   ASSERT_TRUE(applied) << "the edited list was not applied within 10 s:" << describe(post_edit) << "\n" << fleet_logs(fleet);
   for (int i = 0; i < 3; ++i) {
     for (const auto& [name, s] : post_edit[i]) {
@@ -364,7 +359,7 @@ TEST(ServeShards, ThreeThenFourProcessesShareOneListAndFollowItsChanges) {
         info = info_of(*fleet[0]);
         return info["stream_list"]["error"].is_string();
       },
-      10))
+      10, kPoll))
       << "a bad re-read is not reported in /v1/info: " << info.dump();
   const std::string error = info["stream_list"]["error"].get<std::string>();
   EXPECT_NE(error.find("streams.yaml"), std::string::npos) << error;
@@ -406,7 +401,7 @@ TEST(ServeShards, ListStreamsOverTheCapWaitAndStartWhenAPlaceFrees) {
         seen = streams_of(server);
         return seen.size() == 5 && count("running") == 3 && count("waiting") == 2;
       },
-      20))
+      20, kPoll))
       << describe(seen) << "\n" << server.log();
   for (const auto& [name, s] : seen) {
     if (s.state == "waiting") {
@@ -441,9 +436,9 @@ TEST(ServeShards, ListStreamsOverTheCapWaitAndStartWhenAPlaceFrees) {
         seen = streams_of(server);
         return keys(seen) == names_of(shrunk) && all_running(seen);
       },
-      15))
+      15, kPoll))
       << describe(seen) << "\n" << server.log();
-  EXPECT_TRUE(eventually([&] { return waiting_metric() == 0.0; }, 5)) << curl("GET", server.url("/metrics")).body;
+  EXPECT_TRUE(eventually([&] { return waiting_metric() == 0.0; }, 5, kPoll)) << curl("GET", server.url("/metrics")).body;
   drain(fleet);
 }
 
@@ -527,7 +522,7 @@ TEST(ServeShards, ShardAutoTakesTheOrdinalFromTheHostname) {
           names.insert(s.value("name", ""));
         return names == expected;
       },
-      10))
+      10, kPoll))
       << pod.run->output();
   pod.run->signal(SIGTERM);
   EXPECT_EQ(pod.run->wait(time_bound(20)).first, 0) << pod.run->output();

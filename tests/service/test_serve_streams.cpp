@@ -20,6 +20,9 @@ namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Each look is a curl request: not more often than this.
+constexpr std::chrono::milliseconds kPoll{50};
 using nlohmann::json;
 
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
@@ -43,14 +46,6 @@ json stream(const ServeProcess& server, const std::string& name) {
   return curl("GET", server.url("/v1/streams/" + name)).json();
 }
 
-bool eventually(const std::function<bool()>& done, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(seconds));
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
 
 // The streams the server lists.
 json listed_streams(const ServeProcess& server) {
@@ -58,7 +53,7 @@ json listed_streams(const ServeProcess& server) {
 }
 
 bool has_frames(const ServeProcess& server, const std::string& name, long long frames = 1) {
-  return eventually([&] { return stream(server, name).value("frames", 0LL) >= frames; }, 20);
+  return eventually([&] { return stream(server, name).value("frames", 0LL) >= frames; }, 20, kPoll);
 }
 
 // VmRSS of a process, in KiB.
@@ -179,13 +174,13 @@ TEST(ServeStreams, TwoHundredAddRemoveCyclesLeaveFourStreamsAloneAndMemoryFlat) 
     if (std::getenv("FRAMEPIPE_RSS_TRACE") && (i + 1) % 20 == 0)
       std::printf("cycle %d: RSS %lld KiB\n", i + 1, resident_kib(server.process().pid()));
     if (i + 1 == kWarmUp) {
-      ASSERT_TRUE(eventually([&] { return listed_streams(server).size() == steady.size(); }, 20));
+      ASSERT_TRUE(eventually([&] { return listed_streams(server).size() == steady.size(); }, 20, kPoll));
       warm_rss = resident_kib(server.process().pid());
     }
   }
   ASSERT_TRUE(eventually(
       [&] { return listed_streams(server).size() == steady.size(); },
-      20))
+      20, kPoll))
       << curl("GET", server.url("/v1/streams")).body;
   const long long end_rss = resident_kib(server.process().pid());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
