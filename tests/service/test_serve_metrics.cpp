@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -98,6 +99,36 @@ TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
       << after;
   const auto check_after = promtool_check_metrics(after, server.dir());
   EXPECT_EQ(check_after.exit_code, 0) << check_after.output << "\n" << after;
+}
+
+// serve --stream-list: the list's, the shard's and the cap's families are promtool-clean,
+// say what the list holds, and carry no URI (the list's have passwords).
+TEST(ServeMetrics, StreamListFamiliesArePromtoolClean) {
+  ServeOptions options = camera_options();
+  TempDir dir("serve-metrics-list");
+  std::ofstream(dir / "streams.yaml") << "streams:\n"
+                                         "  - {name: cam1, uri: 'testsrc://64x48@25?frames=0'}\n"
+                                         "  - {name: cam2, uri: 'testsrc://64x48@25?frames=0'}\n"
+                                         "  - {name: cam3, uri: 'rtsp://admin:hunter2@127.0.0.1:1/x', pipeline: nosuch}\n";
+  options.extra_args = {"--stream-list", (dir / "streams.yaml").string(), "--max-streams", "1"};
+  ServeProcess server("serve-metrics-list", options);
+  ASSERT_TRUE(server.ready()) << server.failure();
+  const std::string text = scrape_until(server, 20, [](const std::string& t) {
+    return sample_value(t, "framepipe_streams_waiting_for_capacity").value_or(0) == 1;
+  });
+  EXPECT_EQ(sample_value(text, R"(framepipe_stream_list_streams{scope="listed"})"), 3.0) << text;
+  EXPECT_EQ(sample_value(text, R"(framepipe_stream_list_streams{scope="assigned"})"), 3.0) << text;
+  EXPECT_EQ(sample_value(text, "framepipe_stream_list_rejected"), 1.0) << text;  // cam3's template
+  EXPECT_EQ(sample_value(text, "framepipe_streams_waiting_for_capacity"), 1.0) << text;  // cam2, over the cap
+  EXPECT_EQ(sample_value(text, R"(framepipe_stream_list_reads_total{result="ok"})"), 1.0) << text;
+  EXPECT_EQ(sample_value(text, "framepipe_shard_replicas"), 1.0) << text;
+  EXPECT_EQ(text.find("hunter2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rtsp"), std::string::npos) << text;
+  EXPECT_EQ(server.log().find("hunter2"), std::string::npos) << server.log();
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
+  const auto check = promtool_check_metrics(text, server.dir());
+  EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
+  EXPECT_EQ(check.output, "") << text;
 }
 
 // The streams whose output rate Prometheus reports above 0 (from a query's JSON).
