@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of framepipe from Debian/Ubuntu packages.
 # Idempotent: installs only what is missing, and does nothing when all is present.
-#   tools/setup.sh [--fuzz]
+#   tools/setup.sh [--fuzz] [--build-only]
+# --build-only: what building framepipe takes and nothing the tests use (no servers, browser,
+# kubectl or npm packages): deploy/Containerfile's builder stage.
 set -euo pipefail
-packages=(
+build_packages=(
   build-essential cmake pkg-config git
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
   libffmpeg-nvenc-dev
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # framepipe serve: HTTP (cpp-httplib) and the Prometheus text format (prometheus-cpp core).
+  libcpp-httplib-dev prometheus-cpp-dev
+)
+test_packages=(
   # tests/live: a real RTSP server (GStreamer's rtsp-server, run by /usr/bin/python3 through
   # gi) sending H.264 (x264enc from ugly, rtph264pay from good).
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
@@ -16,8 +22,6 @@ packages=(
   # tests/live: network outputs (udp, srt, rtsp, HLS) are received and read back with the
   # ffmpeg and ffprobe programs.
   ffmpeg
-  # framepipe serve: HTTP (cpp-httplib) and the Prometheus text format (prometheus-cpp core).
-  libcpp-httplib-dev prometheus-cpp-dev
   # tests/service: a real Prometheus server and promtool, and a real headless browser for the
   # status page (driven by playwright-core from npm, tests/service/browser/package.json).
   prometheus chromium nodejs curl
@@ -27,16 +31,20 @@ packages=(
 # tests/deploy: `kubectl kustomize` renders deploy/k8s. Debian's kubectl only where none is on
 # PATH (a newer one, from elsewhere, is kept). Debian bookworm's is 1.20, whose kustomize
 # (v2.0.3) lacks the `replacements` deploy/k8s needs (kubectl >= 1.22): the test says so.
-command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+command -v kubectl >/dev/null 2>&1 || test_packages+=(kubernetes-client)
+build_only=false
+packages=("${build_packages[@]}")
 # Optional groups, for the scripts that need more than the build and its tests.
 for group in "$@"; do
   case "$group" in
+    --build-only) build_only=true ;;
     # tools/fuzz.sh: clang, libFuzzer and the sanitizer runtimes (-fsanitize=fuzzer links the
     # libFuzzer of libclang-rt-16-dev; libfuzzer-16-dev is the standalone library).
     --fuzz) packages+=(clang-16 libfuzzer-16-dev libclang-rt-16-dev) ;;
-    *) echo "setup: unknown option '$group' (known: --fuzz)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$group' (known: --fuzz, --build-only)" >&2; exit 2 ;;
   esac
 done
+$build_only || packages+=("${test_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -71,6 +79,7 @@ npm_ci_if_changed() {
     echo "setup: npm ci in $dir failed: its test will fail until it runs" >&2
   fi
 }
+$build_only && exit 0
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for dir in tests/service/browser tests/deploy; do
   npm_ci_if_changed "$repo/$dir"
