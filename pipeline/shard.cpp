@@ -100,4 +100,8 @@ Shard shard_from_environment() {
   return Shard{*ordinal, *replicas};
 }
 
+Shard shard_from_argument(const std::string& text) {
+  return text == "auto" ? shard_from_environment() : parse_shard(text);
+}
+
 }  // namespace fp

@@ -38,5 +38,8 @@ std::optional<std::uint32_t> ordinal_from_hostname(std::string_view hostname);
 // environment variable FRAMEPIPE_REPLICAS (kept equal to the StatefulSet's replicas by the
 // kustomization). Throws std::invalid_argument saying which of the two is missing or wrong.
 Shard shard_from_environment();
+// The argument of --shard (serve and run): "auto" (shard_from_environment) or "I/N"
+// (parse_shard). Throws std::invalid_argument as those do.
+Shard shard_from_argument(const std::string& text);
 
 }  // namespace fp

@@ -127,13 +127,16 @@ std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::st
   }
 }
 
-std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline) {
+std::string read_stream_list_text(const std::filesystem::path& file) {
   std::ifstream in(file);
-  if (!in) throw StreamListError(fmt::format("{}: cannot read the stream list", file.string()));
   std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw StreamListError(fmt::format("{}: cannot read the stream list", file.string()));
-  return parse_stream_list(text.str(), file.string(), default_pipeline);
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) throw StreamListError(fmt::format("{}: cannot read the stream list", file.string()));
+  return text.str();
+}
+
+std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline) {
+  return parse_stream_list(read_stream_list_text(file), file.string(), default_pipeline);
 }
 
 }  // namespace fp

@@ -32,7 +32,9 @@ class StreamListError : public std::runtime_error {
 // source List. An empty `streams:` (or none at all) is an empty list. Throws StreamListError.
 std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::string& file,
                                           const std::string& default_pipeline);
-// The same, from the file. Throws StreamListError (also for a file that cannot be read).
+// The file's whole text. Throws StreamListError "FILE: cannot read the stream list".
+std::string read_stream_list_text(const std::filesystem::path& file);
+// parse_stream_list of read_stream_list_text. Throws StreamListError.
 std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline);
 
 }  // namespace fp

@@ -1,38 +1,19 @@
 #include "pipeline/stream_list_sync.hpp"
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "media/stream_uri.hpp"
 #include "pipeline/stream_list.hpp"
 
 namespace fp {
 
-namespace {
-
-// The file's whole text into `text`; false when it cannot be read.
-bool read_text(const std::filesystem::path& file, std::string& text) {
-  std::ifstream in(file);
-  if (!in) return false;
-  std::ostringstream all;
-  all << in.rdbuf();
-  if (in.bad()) return false;
-  text = all.str();
-  return true;
-}
-
-}  // namespace
-
 StreamListSync::StreamListSync(StreamManager& manager, StreamListSyncOptions options)
     : manager_(manager), options_(std::move(options)) {
   status_.path = options_.file;
   status_.shard = options_.shard;
-  if (!read_text(options_.file, content_))
-    throw StreamListError(fmt::format("{}: cannot read the stream list", options_.file.string()));
+  content_ = read_stream_list_text(options_.file);
   const auto listed = parse_stream_list(content_, options_.file.string(), options_.default_pipeline);
   apply(listed);
   thread_ = std::thread([this] { poll_loop(); });
@@ -70,16 +51,22 @@ void StreamListSync::poll_loop() {
   }
 }
 
+// Once per distinct error: an unreadable file is looked at every poll, a bad content only
+// when it changed (content_), and neither is counted twice in a row.
+void StreamListSync::refuse(const std::string& error) {
+  std::lock_guard lock(mutex_);
+  if (status_.error == error) return;
+  spdlog::error("{}; the streams of the last list read keep running", error);
+  ++status_.reads_failed;
+  status_.error = error;
+}
+
 void StreamListSync::poll_once() {
   std::string text;
-  if (!read_text(options_.file, text)) {
-    const std::string error = fmt::format("{}: cannot read the stream list", options_.file.string());
-    std::lock_guard lock(mutex_);
-    if (status_.error != error) {
-      spdlog::error("{}; the streams of the last list read keep running", error);
-      ++status_.reads_failed;
-      status_.error = error;
-    }
+  try {
+    text = read_stream_list_text(options_.file);
+  } catch (const StreamListError& e) {
+    refuse(e.what());
     content_.clear();  // read again whole once it is back, even if unchanged
     return;
   }
@@ -92,10 +79,7 @@ void StreamListSync::poll_once() {
   try {
     listed = parse_stream_list(text, options_.file.string(), options_.default_pipeline);
   } catch (const StreamListError& e) {
-    spdlog::error("{}; the streams of the last list read keep running", e.what());
-    std::lock_guard lock(mutex_);
-    ++status_.reads_failed;
-    status_.error = e.what();
+    refuse(e.what());
     return;
   }
   apply(listed);

@@ -69,6 +69,7 @@ class StreamListSync {
  private:
   void poll_loop();
   void poll_once();
+  void refuse(const std::string& error);  // the newest content is not in force: why
   // Puts/removes what differs between this shard's part of `listed` and the manager's list streams.
   void apply(const std::vector<StreamSpec>& listed);
   void retry_rejected();

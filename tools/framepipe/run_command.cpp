@@ -85,7 +85,7 @@ std::unique_ptr<service::RunMetrics> start_run_metrics(const RunArguments& args,
 std::optional<Shard> shard_of(const std::string& text) {
   if (text.empty()) return std::nullopt;
   try {
-    return text == "auto" ? shard_from_environment() : parse_shard(text);
+    return shard_from_argument(text);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());  // the message starts with "--shard"
   }

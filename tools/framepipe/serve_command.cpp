@@ -91,7 +91,7 @@ Shard shard_of(const ServeArguments& args) {
   if (args.stream_list.empty())
     throw UsageError("--shard " + args.shard + ": give --stream-list FILE too (a shard is a part of a stream list)");
   try {
-    return args.shard == "auto" ? shard_from_environment() : parse_shard(args.shard);
+    return shard_from_argument(args.shard);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
