@@ -309,11 +309,16 @@ TEST_F(StreamListSyncTest, ARestartLeavesTheRestoredStreamsAloneAndForgetsUnlist
   write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n");
   StreamManager manager(options_);
   EXPECT_EQ(names(manager), "a b");  // restored from the state file
+  ASSERT_TRUE(eventually([&] { return running(manager, "a"); }, 10));
+  const auto a_since = manager.get("a")->since;
   auto list = sync(manager);
   ASSERT_EQ(manager.specs().size(), 1u);  // b is no longer desired (it may still be finalizing)
   EXPECT_EQ(manager.specs().front().name, "a");
   EXPECT_TRUE(eventually([&] { return names(manager) == "a"; }, 10)) << names(manager);
   EXPECT_EQ(manager.get("a")->source, StreamSource::List);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(running(manager, "a"));
+  EXPECT_EQ(manager.get("a")->since, a_since);  // the restored run, not put again
 }
 
 }  // namespace
