@@ -282,6 +282,38 @@ TEST(Cli, BenchWithoutAGpuSaysWhatItNeeds) {
   EXPECT_TRUE(no_device || no_cuda) << result.output;
 }
 
+// --bounds is auto, ncu or estimate: anything else is a usage error, named, before any GPU is
+// asked for (a build without CUDA refuses bench itself, also with 2).
+TEST(Cli, BenchBoundsIsAutoNcuOrEstimate) {
+  const auto result = run_framepipe({"bench", "--bounds", "roofline", "--runs", "1"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  const bool named = result.output.find("--bounds") != std::string::npos &&
+                     result.output.find("roofline") != std::string::npos;
+  const bool no_cuda = result.output.find("this build has no CUDA") != std::string::npos;
+  EXPECT_TRUE(named || no_cuda) << result.output;
+}
+
+// Every --bounds value is accepted; without a GPU bench then says what it needs.
+TEST(Cli, BenchBoundsValuesAreAccepted) {
+  if (!cli_cuda_device().empty()) GTEST_SKIP() << "a GPU is present: bench would run (tools/gpu-check.sh runs it)";
+  for (const char* bounds : {"auto", "ncu", "estimate"}) {
+    const auto result = run_framepipe({"bench", "--bounds", bounds, "--runs", "1"});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    const bool no_device = result.output.find("bench needs a CUDA device") != std::string::npos;
+    const bool no_cuda = result.output.find("this build has no CUDA") != std::string::npos;
+    EXPECT_TRUE(no_device || no_cuda) << bounds << ": " << result.output;
+  }
+}
+
+// An unknown --stage (repeatable) is refused before any GPU is asked for.
+TEST(Cli, BenchUnknownStageIsAUsageError) {
+  const auto result = run_framepipe({"bench", "--stage", "nlmeans", "--stage", "no_such_stage", "--runs", "1"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  const bool named = result.output.find("--stage no_such_stage: no such kernel") != std::string::npos;
+  const bool no_cuda = result.output.find("this build has no CUDA") != std::string::npos;
+  EXPECT_TRUE(named || no_cuda) << result.output;
+}
+
 TEST(Cli, UnknownDeviceIsAUsageError) {
   TempDir dir("cli-device");
   write_file(dir / "p.yaml", kSmallPipeline);

@@ -131,12 +131,23 @@ int main(int argc, char** argv) {
 #ifdef FRAMEPIPE_WITH_CUDA
   fp::cli::BenchArguments bench;
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel with CUDA events (table and JSON)");
-  bench_cmd->add_option("--stage", bench.stage, "Only this stage's kernels");
+  bench_cmd->add_option("--stage", bench.stages, "Only this stage's kernels (repeatable)");
   bench_cmd->add_option("--size", bench.sizes, "Frame size WxH (repeatable; default 1280x720 1920x1080 3840x2160)");
   bench_cmd->add_option("--runs", bench.runs, "Timed runs per kernel (median and min are reported)")
       ->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   bench_cmd->add_option("--json", bench.json, "Write the results as JSON");
+  bench_cmd
+      ->add_option("--bounds", bench.bounds,
+                   "What bounds each kernel (SM, memory or SFU throughput, % of peak): ncu (Nsight Compute profiles "
+                   "each case once), estimate (the work model next to each case over the median), or auto (default: "
+                   "ncu where it is on PATH or at /usr/local/cuda/bin/ncu, else the estimate)")
+      ->check(CLI::IsMember({"auto", "ncu", "estimate"}));
+  bench_cmd->add_option("--ncu-timeout", bench.ncu_timeout, "Seconds one ncu run (one a frame size) may take")
+      ->check(CLI::Range(1.0, 86400.0));
+  bench_cmd->add_option("--ncu-log", bench.ncu_log, "Also keep ncu's CSV output in this file");
+  bench_cmd->add_flag("--ncu-probe", bench.ncu_probe, "Internal: run each case once for ncu, time nothing")
+      ->group("");
 #else
   // Listed in every build, so that asking for it says why it cannot run here.
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");

@@ -103,12 +103,59 @@ ThinningInput thinning_input(int w, int h) {
   return {std::move(image), threshold, passes};
 }
 
+// The work models of `--bounds estimate`: what each case's kernels must do per run, so that
+// the measured median becomes a percentage of the device's peak (kernel_bounds.hpp). Bytes
+// are each case's min_bytes. Instruction counts that no simple count of the code gives are
+// calibrated on Nsight Compute's profiles of commit f7460b9 on an H100 at 1080p
+// (docs/bench/h100-f7460b9-ncu.md: warp instructions = executed IPC (elapsed) x elapsed
+// cycles x 132 SMs); a kernel rewritten since drifts from its model, which `--bounds ncu`
+// does not. Kernels whose work is moving bytes get no instruction model (sm: null).
+
+// nlmeans: per pixel and search offset (s^2 of them; the patch sums are running sums, so
+// the patch size changes little), 0.555 warp instructions = 17.8 thread instructions
+// (3.045 x 1,263,000 cycles x 132 SMs = 5.08e8 for 1920x1080 x 441 offsets), and one
+// ex2.approx on the XU (fast_exp2 in cuda/nlmeans.cu) for the weight.
+WorkModel nlmeans_work(double pixels, int search) {
+  const double pixel_offsets = pixels * search * search;
+  return {"nlmeans_kernel", pixel_offsets * 0.555, pixel_offsets,
+          fmt::format("{} offsets a pixel: 0.555 warp instructions (ncu f7460b9) and 1 XU exp2 each", search * search)};
+}
+
+// thinning: per pixel and Zhang-Suen pass, 0.209 warp instructions (bit-packed, 32 pixels a
+// word: 1.53 x 364,700 cycles x 132 SMs = 7.37e7 for 1920x1080 x 170 passes); no XU.
+WorkModel thinning_work(double pixels, int passes) {
+  return {"thinning_kernel", pixels * passes * 0.209, 0,
+          fmt::format("{} passes: 0.209 warp instructions a pixel a pass (ncu f7460b9)", passes)};
+}
+
+// pyramid_fusion: the level-0 collapse is the one kernel with real arithmetic (the CPU's
+// float operations, unfused): ~7.5 warp instructions a pixel (ncu f7460b9: 26.6 us, IPC
+// ~2.8 over ~42,300 cycles x 132 SMs = 1.56e7 for 1920x1080); the other levels add a
+// quarter each (x 4/3). The small levels are bound by launch latency, which no count
+// shows: their bound is low everywhere. No XU.
+WorkModel fusion_work(double pixels) {
+  return {"pyramid_fusion (all launches)", pixels * 7.5 * 4 / 3, 0,
+          "10 warp instructions a pixel (level-0 collapse from ncu f7460b9, x 4/3 for the levels)"};
+}
+
+// luma_histogram, mean_smooth and tile read and write bytes with a few instructions each:
+// bytes are their model.
+WorkModel bytes_work(const char* kernel) { return {kernel, 0, 0, "bytes only: input read once, output written once"}; }
+
 }  // namespace
 
-std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) {
+const std::vector<std::string>& bench_stage_names() {
+  static const std::vector<std::string> names = {"luma_histogram", "mean_smooth", "nlmeans",
+                                                 "pyramid_fusion", "thinning",    "tile"};
+  return names;
+}
+
+std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::string>& stages) {
   std::vector<BenchCase> cases;
   const double pixels = static_cast<double>(w) * h;
-  auto wanted = [&](const char* name) { return stage.empty() || stage == name; };
+  auto wanted = [&](const char* name) {
+    return stages.empty() || std::find(stages.begin(), stages.end(), name) != stages.end();
+  };
 
   if (wanted("luma_histogram")) {
     auto b = std::make_shared<Buffers>();
@@ -121,6 +168,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                               [bytes](Buffers& x, cudaStream_t s) {
                                 cuda::luma_stats(x.inputs->next(), x.stats.get(), x.workspace.get(), bytes, s);
                               }));
+    cases.back().work = bytes_work("luma_stats kernels");
   }
   if (wanted("mean_smooth")) {
     auto b = std::make_shared<Buffers>();
@@ -131,6 +179,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                                 [r](Buffers& x, cudaStream_t s) {
                                   cuda::mean_smooth(x.inputs->next(), x.output.view(), r, s);
                                 }));
+      cases.back().work = bytes_work("mean_smooth kernels");
     }
   }
   if (wanted("nlmeans")) {
@@ -144,6 +193,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
       p.search = search;
       cases.push_back(make_case("nlmeans", w, h, fmt::format("patch={} search={} h=10", patch, search), 2 * pixels, b,
                                 [p](Buffers& x, cudaStream_t s) { cuda::nlmeans(x.inputs->next(), x.output.view(), p, s); }));
+      cases.back().work = nlmeans_work(pixels, search);
     }
   }
   if (wanted("pyramid_fusion")) {
@@ -163,6 +213,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                                   cuda::pyramid_fusion(x.inputs->next(), x.inputs_b->next(), x.output.view(), p,
                                                        x.workspace.get(), bytes, s);
                                 }));
+      cases.back().work = fusion_work(pixels);
     }
   }
   if (wanted("thinning")) {
@@ -177,6 +228,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                               2 * pixels, b, [input, threshold](Buffers& x, cudaStream_t s) {
                                 cuda::thinning(input->view(), x.output.view(), threshold, x.workspace.get(), s);
                               }));
+    cases.back().work = thinning_work(pixels, prepared.passes);
   }
   if (wanted("tile")) {
     // Three inputs in a row, as config/default.yaml's compare (luma: the chroma planes are
@@ -191,6 +243,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::string& stage) 
                                                                           x.inputs->next()};
                                 cuda::tile_plane(planes, origins, x.output.view(), std::nullopt, s);
                               }));
+    cases.back().work = bytes_work("tile_plane kernels");
   }
   return cases;
 }

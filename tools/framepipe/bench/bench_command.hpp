@@ -7,11 +7,17 @@
 namespace fp::cli {
 
 struct BenchArguments {
-  std::string stage;               // empty: every kernel
-  std::vector<std::string> sizes;  // WxH; empty: 1280x720, 1920x1080, 3840x2160
+  std::vector<std::string> stages;  // empty: every kernel
+  std::vector<std::string> sizes;   // WxH; empty: 1280x720, 1920x1080, 3840x2160
   int runs = 100;
   int warmup = 10;
   std::string json;
+  // What bounds each kernel: "ncu" (Nsight Compute), "estimate" (the work model next to each
+  // case), "auto" (ncu where it is found, else the estimate).
+  std::string bounds = "auto";
+  double ncu_timeout = 600;  // seconds for one ncu run (one a frame size)
+  std::string ncu_log;       // keep ncu's CSV output there ("": not kept)
+  bool ncu_probe = false;    // internal: run each case once, for ncu to profile, and time nothing
 };
 
 int bench_command(const BenchArguments& args);
