@@ -222,7 +222,7 @@ int bench_command(const BenchArguments& args) {
     doc["device"] = device.name;
     doc["commit"] = FRAMEPIPE_GIT_COMMIT;
     doc["warmup_runs"] = args.warmup;
-    doc["bounds"] = {{"requested", args.bounds},
+    doc["bounds_method"] = {{"requested", args.bounds},
                      {"ncu", ncu ? nlohmann::ordered_json(*ncu) : nlohmann::ordered_json(nullptr)},
                      {"peaks", {{"dram_gbyte_per_s", peaks.dram_bytes_per_s / 1e9},
                                 {"warp_instructions_per_s", peaks.warp_issue_per_s},
