@@ -3,6 +3,8 @@
 // docs/bench/h100-f7460b9-ncu-*.txt, ncu's message lines and the program's output around them.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "tools/framepipe/bench/ncu_csv.hpp"
@@ -172,6 +174,40 @@ TEST(NcuCsv, TheMetricsAskedForAreTheOnesRead) {
   const auto b = bounds_from_ncu(k);
   EXPECT_TRUE(b.sm_pct && b.memory_pct && b.sfu_pct && b.dram_pct && b.l1_pct && b.l2_pct && b.duration_us);
   EXPECT_DOUBLE_EQ(*b.duration_us, 1e-3);
+}
+
+// The real thing: what ncu 2025.3.1 wrote on the H100 for `framepipe bench --bounds ncu
+// --stage nlmeans --stage thinning --stage pyramid_fusion --size 1920x1080` (--ncu-log) at
+// commit 34ded9e: six cases, in make_bench_cases' order, each after the marker.
+TEST(NcuCsv, RealH100Output) {
+  std::ifstream in(std::string(FRAMEPIPE_SOURCE_DIR) + "/tests/bench/data/h100-34ded9e-ncu-bounds.csv");
+  ASSERT_TRUE(in) << "tests/bench/data/h100-34ded9e-ncu-bounds.csv";
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto cases = split_cases(parse_ncu_csv(text.str()), "spin_kernel");
+  ASSERT_EQ(cases.size(), 6u);
+  // nlmeans p7/s21, p5/s15, p3/s11: one launch each, instruction-bound.
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(cases[i].size(), 1u);
+    EXPECT_EQ(limiting(cases[i][0]).name, "sm");
+  }
+  EXPECT_EQ(cases[0][0].kernel, "nlmeans_kernel<3>");
+  EXPECT_DOUBLE_EQ(*cases[0][0].sm_pct, 76.04);
+  EXPECT_DOUBLE_EQ(*cases[0][0].memory_pct, 51.98);
+  EXPECT_DOUBLE_EQ(*cases[0][0].sfu_pct, 36.79);
+  EXPECT_NEAR(*cases[0][0].duration_us, 795.136, 1e-9);  // "795,136" ns
+  EXPECT_EQ(cases[2][0].kernel, "nlmeans_kernel<1>");
+  // pyramid_fusion, both rules: four reduces, four collapses; the level-0 collapse is longest.
+  for (std::size_t i = 3; i < 5; ++i) {
+    ASSERT_EQ(cases[i].size(), 8u);
+    EXPECT_EQ(cases[i][0].kernel, "reduce_kernel<unsigned char>");
+    EXPECT_EQ(cases[i][7].kernel.rfind("fuse_collapse_kernel<unsigned char, unsigned char, ", 0), 0u)
+        << cases[i][7].kernel;
+  }
+  EXPECT_EQ(bound_cell(cases[3], false), "SM 68% +7");
+  ASSERT_EQ(cases[5].size(), 1u);
+  EXPECT_EQ(cases[5][0].kernel, "thinning_kernel<8>");
+  EXPECT_DOUBLE_EQ(*cases[5][0].sm_pct, 58.95);
 }
 
 }  // namespace

@@ -110,9 +110,14 @@ ThinningInput thinning_input(int w, int h) {
 // (docs/bench/h100-f7460b9-ncu.md: warp instructions = executed IPC (elapsed) x elapsed
 // cycles x 132 SMs); a kernel rewritten since drifts from its model, which `--bounds ncu`
 // does not. Kernels whose work is moving bytes get no instruction model (sm: null).
+// The estimate's sm figure is issue-slot use (IPC / 4); ncu's "SM throughput" is the busiest
+// of the SM's units, never lower: thinning issues in 38% of its slots while its integer
+// pipes are 59% busy (docs/bench/h100-34ded9e-bounds-*.json). nlmeans' per-offset count
+// comes from patch 7 (nlmeans_kernel<3>); a smaller patch costs fewer instructions an
+// offset, so the model reads high there (patch 3: 90% estimated, ncu 74%; patch 5: 78, 76).
 
-// nlmeans: per pixel and search offset (s^2 of them; the patch sums are running sums, so
-// the patch size changes little), 0.555 warp instructions = 17.8 thread instructions
+// nlmeans: per pixel and search offset (s^2 of them), 0.555 warp instructions at patch 7
+// (the patch sums are running sums; smaller patches need somewhat fewer) = 17.8 thread instructions
 // (3.045 x 1,263,000 cycles x 132 SMs = 5.08e8 for 1920x1080 x 441 offsets), and one
 // ex2.approx on the XU (fast_exp2 in cuda/nlmeans.cu) for the weight.
 WorkModel nlmeans_work(double pixels, int search) {
@@ -129,10 +134,10 @@ WorkModel thinning_work(double pixels, int passes) {
 }
 
 // pyramid_fusion: the level-0 collapse is the one kernel with real arithmetic (the CPU's
-// float operations, unfused): ~7.5 warp instructions a pixel (ncu f7460b9: 26.6 us, IPC
-// ~2.8 over ~42,300 cycles x 132 SMs = 1.56e7 for 1920x1080); the other levels add a
-// quarter each (x 4/3). The small levels are bound by launch latency, which no count
-// shows: their bound is low everywhere. No XU.
+// float operations, unfused): ~7.5 warp instructions a pixel (ncu f7460b9: 26.6 us = ~42,300
+// cycles x 132 SMs at IPC 3.0 while active, ~2.8 taken over the elapsed cycles = 1.56e7 for
+// 1920x1080); the smaller levels add 1/4 + 1/16 + ... = 1/3 of it (x 4/3); the reduces are
+// not counted. The small levels are bound by launch latency, which no count shows. No XU.
 WorkModel fusion_work(double pixels) {
   return {"pyramid_fusion (all launches)", pixels * 7.5 * 4 / 3, 0,
           "10 warp instructions a pixel (level-0 collapse from ncu f7460b9, x 4/3 for the levels)"};
