@@ -7,6 +7,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda/cuda_check.hpp"
 
@@ -24,17 +25,22 @@ namespace {
 //               squares over q's patch (an int) and E(q) (a float). q's patch starts at
 //               tile(u, v), so the partner patch of the pixel in lane i at offset (dx, dy)
 //               starts at tile column u = i + S + dx, which is also its table column.
-// A patch row of 2K+1 bytes is read as kWords 32-bit words: aligned loads and a funnel shift
-// by the byte offset. The own pixel's words have their unused bytes zeroed, so the dp4a of an
+// A patch row of 2K+1 bytes is read as kWords 32-bit words. The wide tunings keep the byte
+// tile in four copies, copy j shifted by j bytes, so that every row starts on a word of one
+// of them: plain aligned loads (the others load one word more and funnel-shift by the byte
+// offset). The own pixel's words have their unused bytes zeroed, so the dp4a of an
 // own row with a partner row is exactly sum_k E(p+k) E(q+k) over that row, whatever the
 // partner's spare bytes hold.
 //
 // The offsets are visited kGroup at a time: one dx and kGroup consecutive dy. The partner rows
 // of offset dy+1 are those of dy one row further down, so as a thread slides down its strip
-// each partner row is loaded and realigned once for the whole group, and each table entry is
-// loaded once. Per own row and offset the thread computes the row cross term (kWords dp4a)
-// and keeps the sum over the last 2K+1 rows (a register ring, the loops being fully
-// unrolled); once the ring is full each step finishes one output row:
+// each partner row is loaded once for the whole group, and each table entry is loaded once.
+// Per own row and offset the thread computes the row cross term (kWords dp4a) and keeps the
+// sum over the last 2K+1 rows in a register ring (the loops being fully unrolled): either
+// the terms themselves, added and subtracted as the window slides, or (kPrefix) their
+// running sums P, the dp4a chain accumulating straight into P and the window's sum being
+// P_s - P_{s-2K-1}: one subtraction per output row instead of one per own row. Once the
+// ring is full each step finishes one output row:
 //   SSD = SQ(p) + SQ(q) - 2 X, exact in int32 (at most 2 * 225 * 255^2 for patch 15).
 // When patch^2 * 255^2 < 2^23 the SSD is carried with 2^23's float bits added (SQ(p) is
 // stored so), and the int's bits are then the float 2^23 + SSD, exactly; one fma with
@@ -49,21 +55,53 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileWidth = 32;
-constexpr int kGroup = 3;           // 21 and 51 offsets per column of the search window divide by 3
-constexpr int kMinBlocksPerSm = 4;  // 16 warps per SM: at most 128 registers per thread
 constexpr std::uint32_t kTwoPow23Bits = 0x4B000000u;
 
+// The kernel's tuning, per patch radius K (Tunings): offsets per group, output rows per
+// thread, whether the tile is kept in four byte-shifted copies, whether the own patch rows
+// stay in registers, and the blocks per SM the registers are capped for.
+template <int Group, int Rows, bool Shifted, bool OwnInRegisters, int MinBlocks, bool Prefix = false>
+struct Config {
+  static constexpr bool kPrefix = Prefix;
+  static constexpr int kGroup = Group;
+  static constexpr int kRows = Rows;
+  static constexpr bool kShifted = Shifted;
+  static constexpr bool kOwnInRegisters = OwnInRegisters;
+  static constexpr int kMinBlocksPerSm = MinBlocks;
+};
+
+// Two tunings per patch radius, measured on an H100 at 1080p (docs/bench/h100-*-nlmeans-tuning.md):
+// `Wide` visits the offsets in groups of more dy (fewer partner-row loads per offset: shared
+// memory bandwidth is what the kernel waits on beside instruction issue, so loads matter more
+// than their count of instructions says) and more output rows per thread (fewer of the 2K
+// extra patch rows per output), paid with registers (2 blocks of 4 warps per SM);
+// `Narrow` is for searches whose side the wide group does not divide well (launch_for).
+// Patches 9..15 read the own rows from the tile (their rows would not fit in registers).
+// Patch 1 keeps the first tuning (it is not a use anyone times).
 template <int K>
+struct Tunings {
+  using Wide = std::conditional_t<
+      K == 0, Config<3, 16, false, true, 4, false>,
+      std::conditional_t<K == 1, Config<11, 16, true, true, 2, true>,
+                         std::conditional_t<K == 2, Config<5, 16, true, true, 2, true>,
+                                            std::conditional_t<K == 3, Config<7, 16, true, true, 2, true>,
+                                                               Config<7, 8, true, false, 3, true>>>>>;
+  using Narrow = std::conditional_t<
+      K == 0, Config<3, 16, false, true, 4, false>,
+      std::conditional_t<K <= 2, Config<3, K == 1 ? 16 : 8, true, true, 4, true>,
+                         std::conditional_t<K == 3, Config<3, 16, true, true, 3, true>, Config<3, 8, false, false, 4, false>>>>;
+};
+
+template <int K, class C>
 struct Shape {
+  static constexpr int kGroup = C::kGroup;
   static constexpr int kSide = 2 * K + 1;
   static constexpr int kWords = (kSide + 3) / 4;  // 32-bit words holding a patch row
-  // Output rows per thread: more rows spread the 2K rows a strip needs above and below its
-  // outputs, but each row costs registers (two accumulators and SQ(p); and the own patch
-  // rows, which small patches keep in registers while larger ones read them from the tile).
-  static constexpr int kRows = K <= 1 ? 16 : 8;
+  static constexpr int kRows = C::kRows;
   static constexpr int kTileHeight = kWarps * kRows;
   static constexpr int kSteps = kRows + 2 * K;  // own patch rows a strip visits
-  static constexpr bool kOwnInRegisters = K <= 3;
+  static constexpr bool kOwnInRegisters = C::kOwnInRegisters;
+  static constexpr bool kShifted = C::kShifted;
   static constexpr int kLastBytes = kSide - 4 * (kWords - 1);
   static constexpr std::uint32_t kLastMask = kLastBytes == 4 ? 0xFFFFFFFFu : (1u << (8 * kLastBytes)) - 1u;
   static constexpr bool kMagicExponent = kSide * kSide * 255 * 255 < (1 << 23);
@@ -74,6 +112,8 @@ struct Shape {
 struct Layout {
   int tile_pitch;  // words per tile row: enough for the last lane's widest load
   int tile_rows;
+  int tile_plane;   // words of one copy of the tile
+  int copy_stride;  // words from one copy to the next: 8 banks apart
   int table_width;
   int table_rows;
   int table_offset;
@@ -81,16 +121,21 @@ struct Layout {
   int words;
 };
 
-FP_HOST_DEVICE constexpr Layout make_layout(int k, int s, int tile_height) {
+FP_HOST_DEVICE constexpr Layout make_layout(int k, int s, int tile_height, int group, int copies) {
   Layout l{};
   const int words_per_row = (2 * k + 1 + 3) / 4;
   // The widest partner window starts at column 31 + 2S and its load reads words_per_row + 1
   // words from the word holding that column. That covers the 32 + 2(S + K) data columns.
   l.tile_pitch = (kTileWidth - 1 + 2 * s) / 4 + words_per_row + 1;
-  l.tile_rows = tile_height + 2 * s + 2 * k + kGroup - 1;
+  l.tile_rows = tile_height + 2 * s + 2 * k + group - 1;
+  l.tile_plane = l.tile_rows * l.tile_pitch;
+  // The 8 lanes that read one copy read 8 consecutive words; with the copies 8 banks apart the
+  // 32 lanes of a warp read 32 different banks but for one (a 2-way conflict on one bank at
+  // most). Unpadded, copies a multiple of 32 words apart would conflict 4 ways.
+  l.copy_stride = copies > 1 ? (l.tile_plane + 31) / 32 * 32 + 8 : l.tile_plane;
   l.table_width = kTileWidth + 2 * s;
-  l.table_rows = tile_height + 2 * s + kGroup - 1;
-  l.table_offset = l.tile_rows * l.tile_pitch;
+  l.table_rows = tile_height + 2 * s + group - 1;
+  l.table_offset = (copies - 1) * l.copy_stride + l.tile_plane;
   l.center_offset = l.table_offset + l.table_rows * l.table_width;
   l.words = l.center_offset + (l.table_rows + 2 * k) * l.table_width;
   return l;
@@ -133,16 +178,24 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
-template <int K>
-__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args a) {
-  using Sh = Shape<K>;
+// NW aligned words.
+template <int NW>
+__device__ __forceinline__ void load_aligned(const std::uint32_t* p, std::uint32_t (&w)[NW]) {
+#pragma unroll
+  for (int j = 0; j < NW; ++j) w[j] = p[j];
+}
+
+template <int K, class C>
+__global__ void __launch_bounds__(kThreads, C::kMinBlocksPerSm) nlmeans_kernel(Args a) {
+  using Sh = Shape<K, C>;
+  constexpr int kGroup = Sh::kGroup;
   constexpr int kSide = Sh::kSide;
   constexpr int kWords = Sh::kWords;
   constexpr int kRows = Sh::kRows;
   extern __shared__ std::uint32_t smem[];
 
   const int s_radius = a.radius;
-  const Layout l = make_layout(K, s_radius, Sh::kTileHeight);
+  const Layout l = make_layout(K, s_radius, Sh::kTileHeight, kGroup, Sh::kShifted ? 4 : 1);
   const int width = a.src.width;
   const int height = a.src.height;
   const int x0 = static_cast<int>(blockIdx.x) * kTileWidth;
@@ -177,6 +230,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
     }
   }
   __syncthreads();
+  // 1b. Copies of the tile shifted by 1, 2 and 3 bytes: word w of copy j holds the bytes
+  // 4w + j .. 4w + j + 3 of the row, so that every window load is aligned (no funnel shift
+  // per load). The last word of a row is never read through a copy.
+  if constexpr (Sh::kShifted) {
+    for (int i = tid; i < l.tile_plane; i += kThreads) {
+      const int word = i % l.tile_pitch;
+      const std::uint32_t lo = tile[i];
+      const std::uint32_t hi = word + 1 < l.tile_pitch ? tile[i + 1] : 0u;
+#pragma unroll
+      for (int j = 1; j < 4; ++j) tile[j * l.copy_stride + i] = __funnelshift_r(lo, hi, 8 * j);
+    }
+  }
 
   // 2. Sums of squares over each patch: along rows, then down columns.
   for (int i = tid; i < (l.table_rows + 2 * K) * l.table_width; i += kThreads) {
@@ -206,15 +271,21 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
 
   // The thread's own patch rows start at tile column lane + S, rows strip + S + step.
   const int own_column = lane + s_radius;
-  const std::uint32_t* const own_base = tile + (strip + s_radius) * l.tile_pitch + (own_column >> 2);
+  const std::uint32_t* const own_base = tile + (Sh::kShifted ? (own_column & 3) * l.copy_stride : 0) +
+                                        (strip + s_radius) * l.tile_pitch + (own_column >> 2);
   const unsigned own_shift = 8u * static_cast<unsigned>(own_column & 3);
+  // Own patch row s, its bytes past the patch zeroed.
+  auto load_own = [&](int s, std::uint32_t(&w)[kWords]) {
+    if constexpr (Sh::kShifted)
+      load_aligned(own_base + s * l.tile_pitch, w);
+    else
+      load_window(own_base + s * l.tile_pitch, own_shift, w);
+    w[kWords - 1] &= Sh::kLastMask;
+  };
   std::uint32_t own[Sh::kOwnInRegisters ? Sh::kSteps : 1][kWords];
   if constexpr (Sh::kOwnInRegisters) {
 #pragma unroll
-    for (int s = 0; s < Sh::kSteps; ++s) {
-      load_window(own_base + s * l.tile_pitch, own_shift, own[s]);
-      own[s][kWords - 1] &= Sh::kLastMask;
-    }
+    for (int s = 0; s < Sh::kSteps; ++s) load_own(s, own[s]);
   }
   // SQ(p) of each output row, with the magic bias when the exponent uses it.
   int own_sq[kRows];
@@ -242,8 +313,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
 
     for (int dx = -s_radius; dx <= s_radius; ++dx) {
       const int u = lane + s_radius + dx;
-      const std::uint32_t* const partner = tile + row0 * l.tile_pitch + (u >> 2);
+      const std::uint32_t* const partner =
+          tile + (Sh::kShifted ? (u & 3) * l.copy_stride : 0) + row0 * l.tile_pitch + (u >> 2);
       const unsigned shift = 8u * static_cast<unsigned>(u & 3);
+      auto load_partner = [&](int m, std::uint32_t(&w)[kWords]) {
+        if constexpr (Sh::kShifted)
+          load_aligned(partner + m * l.tile_pitch, w);
+        else
+          load_window(partner + m * l.tile_pitch, shift, w);
+      };
       const int* const sq = table + row0 * l.table_width + u;
       const float* const value = centers + row0 * l.table_width + u;
 
@@ -253,7 +331,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
       int ring[kGroup][kSide];  // row cross terms, own row s in slot s % kSide
       int cross[kGroup];        // their sum over the last kSide rows
 #pragma unroll
-      for (int m = 0; m < kGroup - 1; ++m) load_window(partner + m * l.tile_pitch, shift, window[m]);
+      for (int m = 0; m < kGroup - 1; ++m) load_partner(m, window[m]);
 #pragma unroll
       for (int n = 0; n < kGroup - 1; ++n) {
         partner_sq[n] = sq[n * l.table_width];
@@ -264,18 +342,26 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
       for (int s = 0; s < Sh::kSteps; ++s) {
         {
           constexpr int kAhead = kGroup - 1;
-          load_window(partner + (s + kAhead) * l.tile_pitch, shift, window[(s + kAhead) % kGroup]);
+          load_partner(s + kAhead, window[(s + kAhead) % kGroup]);
         }
         std::uint32_t loaded[kWords];
-        if constexpr (!Sh::kOwnInRegisters) {
-          load_window(own_base + s * l.tile_pitch, own_shift, loaded);
-          loaded[kWords - 1] &= Sh::kLastMask;
-        }
+        if constexpr (!Sh::kOwnInRegisters) load_own(s, loaded);
         // The own patch row: from registers, or just loaded (`loaded` is unused in the first case).
         const std::uint32_t(&mine)[kWords] = Sh::kOwnInRegisters ? own[Sh::kOwnInRegisters ? s : 0] : loaded;
 #pragma unroll
         for (int g = 0; g < kGroup; ++g) {
           const std::uint32_t(&theirs)[kWords] = window[(s + g) % kGroup];
+          if constexpr (C::kPrefix) {
+            // ring holds the running sums P_s of the row cross terms; the patch's sum is
+            // P_s - P_{s - kSide}, read before its slot is overwritten.
+            unsigned p = s == 0 ? 0u : static_cast<unsigned>(ring[g][(s + kSide - 1) % kSide]);
+#pragma unroll
+            for (int j = 0; j < kWords; ++j) p = __dp4a(mine[j], theirs[j], p);
+            const int old = s >= kSide ? ring[g][s % kSide] : 0;
+            cross[g] = static_cast<int>(p) - old;
+            ring[g][s % kSide] = static_cast<int>(p);
+            continue;
+          }
           unsigned row_cross = 0;
 #pragma unroll
           for (int j = 0; j < kWords; ++j) row_cross = __dp4a(mine[j], theirs[j], row_cross);
@@ -324,22 +410,39 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) nlmeans_kernel(Args
   }
 }
 
-template <int K>
+template <int K, class C>
 void launch(const Args& args, cudaStream_t stream) {
-  const int rows_of_tiles = (args.src.height + Shape<K>::kTileHeight - 1) / Shape<K>::kTileHeight;
+  using Sh = Shape<K, C>;
+  const int rows_of_tiles = (args.src.height + Sh::kTileHeight - 1) / Sh::kTileHeight;
   if (rows_of_tiles > 65535) throw std::invalid_argument("nlmeans: image too tall for the launch grid");
   const dim3 grid(static_cast<unsigned>((args.src.width + kTileWidth - 1) / kTileWidth),
                   static_cast<unsigned>(rows_of_tiles));
-  const Layout l = make_layout(K, args.radius, Shape<K>::kTileHeight);
+  const Layout l = make_layout(K, args.radius, Sh::kTileHeight, Sh::kGroup, Sh::kShifted ? 4 : 1);
   const std::size_t shared_bytes = static_cast<std::size_t>(l.words) * sizeof(std::uint32_t);
   // Beyond the default 48 KiB a kernel must opt in (searches from 27 to 41 up, by patch). This sets
   // an attribute of the kernel on the current device; it allocates and enqueues nothing.
   if (shared_bytes > 48 * 1024)
-    check(cudaFuncSetAttribute(nlmeans_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    check(cudaFuncSetAttribute(nlmeans_kernel<K, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(shared_bytes)),
           "nlmeans_kernel (shared memory size)");
-  nlmeans_kernel<K><<<grid, kThreads, shared_bytes, stream>>>(args);
+  nlmeans_kernel<K, C><<<grid, kThreads, shared_bytes, stream>>>(args);
   check_launch("nlmeans_kernel");
+}
+
+// The offsets a search of `side` columns computes in groups of `group` dy (the last group
+// computes past the side, with weight 0).
+constexpr int offsets_computed(int side, int group) { return (side + group - 1) / group * group * side; }
+
+// The wide tuning unless its group wastes more than a tenth above what groups of 3 compute:
+// 21 (the default), 51, 7 or 13 for patch 7, but 15 or 9 take the narrow one.
+template <int K>
+void launch_for(const Args& args, cudaStream_t stream) {
+  using T = Tunings<K>;
+  const int side = 2 * args.radius + 1;
+  if (10 * offsets_computed(side, T::Wide::kGroup) <= 11 * offsets_computed(side, T::Narrow::kGroup))
+    launch<K, typename T::Wide>(args, stream);
+  else
+    launch<K, typename T::Narrow>(args, stream);
 }
 
 // Whether two planes share any byte.
@@ -386,7 +489,8 @@ void run(ConstImageU8 src, ImageView<Out> dst, const ops::NlmeansParams& params,
   args.offset = magic ? scale * 8388608.0f : 0.0f;
   // One kernel per patch radius: the radius sizes the register arrays and unrolled loops.
   using Launch = void (*)(const Args&, cudaStream_t);
-  constexpr Launch kLaunch[] = {launch<0>, launch<1>, launch<2>, launch<3>, launch<4>, launch<5>, launch<6>, launch<7>};
+  constexpr Launch kLaunch[] = {launch_for<0>, launch_for<1>, launch_for<2>, launch_for<3>,
+                                launch_for<4>, launch_for<5>, launch_for<6>, launch_for<7>};
   static_assert(std::size(kLaunch) == kNlmeansMaxPatch / 2 + 1);
   kLaunch[k](args, stream);
 }

@@ -329,12 +329,16 @@ TEST(NlmeansCuda, RoundedMatchesCpuOnTestSizes) {
 
 TEST(NlmeansCuda, ParameterSets) {
   FP_REQUIRE_GPU();
-  // Every patch side the kernel is compiled for, searches from 1 to 51, weak to strong h;
-  // sizes not multiples of the tile, one wider than several tiles.
+  // Every patch side the kernel is compiled for, each with a search that takes its wide
+  // tuning and one that takes its narrow one (cuda/nlmeans.cu, launch_for: e.g. patch 7 with
+  // 21, 31 or 51 against 11 or 9); searches from 1 to 51 (51 with patch 7: the largest tile
+  // of shifted copies), weak to strong h; sizes not multiples of the tile, one wider than
+  // several tiles.
   const std::vector<ops::NlmeansParams> sets = {
-      {10, 7, 21}, {5, 3, 5},   {10, 5, 11}, {30, 9, 31},  {5, 7, 31}, {30, 3, 21}, {10, 9, 5},   {5, 5, 21},
-      {30, 7, 11}, {10, 1, 1},  {10, 1, 3},  {20, 1, 21},  {10, 3, 1}, {12, 11, 7}, {15, 13, 9},  {40, 15, 5},
-      {25, 15, 3}, {10, 3, 51}, {8, 5, 41},  {30, 11, 13}, {2, 3, 17}, {0.5, 3, 7}, {1000, 7, 9}, {1e-30, 7, 21}};
+      {10, 7, 21}, {5, 3, 5},   {10, 5, 11}, {30, 9, 31},  {5, 7, 31},   {30, 3, 21},  {10, 9, 5},  {5, 5, 21},
+      {30, 7, 11}, {10, 1, 1},  {10, 1, 3},  {20, 1, 21},  {10, 3, 1},   {12, 11, 7},  {15, 13, 9}, {40, 15, 5},
+      {25, 15, 3}, {10, 3, 51}, {8, 5, 41},  {30, 11, 13}, {2, 3, 17},   {0.5, 3, 7},  {1000, 7, 9}, {1e-30, 7, 21},
+      {10, 5, 15}, {10, 3, 11}, {10, 7, 51}, {10, 11, 5},  {10, 13, 21}, {10, 15, 21}};
   std::uint32_t seed = 200;
   for (const ops::NlmeansParams& p : sets) {
     expect_unrounded_matches_exact(noisy_frame(45, 37, seed++, 3), p);
