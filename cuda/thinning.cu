@@ -37,6 +37,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>  // EXPERIMENT
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -126,14 +127,26 @@ double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
 }
 
+// EXPERIMENT: 0 when unset.
+int experiment_knob(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::atoi(value) : 0;
+}
+
 // The tiling, with K and Q, that the model finds fastest for `blocks` resident blocks.
 Tiling choose_tiling(int words_per_row, int height, int blocks) {
   Tiling best{2, kTileWidths[0], kRowsPerThread[0], 32 / (kTileWidths[0] + 2), 1, 0, 0};
   if (words_per_row <= 0 || height <= 0) return best;  // nothing to thin: no tiles
   double best_cycles = std::numeric_limits<double>::max();
+  const int force_k = experiment_knob("FP_THIN_K");             // EXPERIMENT
+  const int force_words = experiment_knob("FP_THIN_TW");        // EXPERIMENT
+  const int force_rows = experiment_knob("FP_THIN_Q");          // EXPERIMENT
   for (int k = 2; k <= kMaxPassesPerRound; k += 2)
     for (const int tile_words : kTileWidths)
       for (const int rows_per_thread : kRowsPerThread) {
+        if ((force_k != 0 && k != force_k) || (force_words != 0 && tile_words != force_words) ||
+            (force_rows != 0 && rows_per_thread != force_rows))
+          continue;  // EXPERIMENT
         const int columns = tile_words + 2;
         const long long per_warp = 32 / columns;  // runs that a warp holds
         const long long across = (words_per_row + tile_words - 1) / tile_words;
@@ -181,6 +194,7 @@ struct Params {
   std::uint32_t* buffer0;
   std::uint32_t* buffer1;
   int* passes;  // may be null
+  unsigned long long* round_counters;  // two, 8-byte aligned: see grid_round_end
   Tiling tiling;
 };
 
@@ -386,6 +400,47 @@ __device__ unsigned run_tile(const Params& p, int tile, const std::uint32_t* in,
   return changed;
 }
 
+// The end of a round for the whole grid: a barrier that also tells every block whether
+// the round's last pass deleted a pixel anywhere (then the image has not converged).
+//
+// Each block adds 1 + 2^32 (1 when its tile(s) deleted nothing in that pass) to one 64-bit
+// counter, and waits until the low half counts every block. Rounds alternate between two
+// counters, so that a block may arrive for round r + 1 while a slower one still reads
+// round r's: nobody arrives for round r + 2 before every block has arrived for r + 1,
+// that is, has finished waiting for r. So the counters only grow (no reset), and the low
+// half of a round's counter reaches (r / 2 + 1) x blocks exactly when its high half holds
+// that round's deleters plus those of the earlier rounds of the same parity. Compared with
+// cg::grid::sync followed by a read of a flag that blocks raised before it, the answer
+// comes with the barrier: one trip to L2 fewer per round.
+//
+// Every thread of every block calls it right after a block barrier that follows the
+// block's stores of the round; deleted_in_last_pass and the deleters_* are thread 0's.
+__device__ __forceinline__ bool grid_round_end(unsigned long long* counters, int round, bool deleted_in_last_pass,
+                                               unsigned& deleters_even, unsigned& deleters_odd,
+                                               bool* s_deleted) {
+  if (threadIdx.x == 0) {
+    unsigned long long* counter = counters + (round & 1);
+    __threadfence();  // release: publishes the block's stores (ordered before by the block barrier)
+    atomicAdd(counter, 1ULL + (deleted_in_last_pass ? 1ULL << 32 : 0ULL));
+    const unsigned target = (static_cast<unsigned>(round) / 2U + 1U) * gridDim.x;
+    unsigned long long seen = 0;
+    do {
+      seen = *static_cast<volatile unsigned long long*>(counter);
+    } while (static_cast<unsigned>(seen) < target);
+    __threadfence();  // acquire: the other blocks' stores before their arrival are visible
+    const auto deleters = static_cast<unsigned>(seen >> 32);
+    // Two scalars, not an array indexed by round & 1, which would live in local memory.
+    const bool odd = (round & 1) != 0;
+    *s_deleted = deleters != (odd ? deleters_odd : deleters_even);
+    if (odd)
+      deleters_odd = deleters;
+    else
+      deleters_even = deleters;
+  }
+  __syncthreads();
+  return *s_deleted;
+}
+
 // Launched cooperatively with every block resident: binarize and pack, then rounds until
 // one ends with a pass that changed nothing (each ending in a grid barrier), then unpack.
 // The buffers change between barriers, so they are read with __ldcg (L2, never a possibly
@@ -394,6 +449,7 @@ template <int Q>
 __global__ void __launch_bounds__(kThreads, 1) thinning_kernel(const Params p) {
   __shared__ std::uint32_t s_edges[2][2][kThreads];
   __shared__ unsigned s_changed;
+  __shared__ bool s_deleted;
   const cg::grid_group grid = cg::this_grid();
   const Tiling& t = p.tiling;
   const int thread = static_cast<int>(threadIdx.x);
@@ -414,37 +470,46 @@ __global__ void __launch_bounds__(kThreads, 1) thinning_kernel(const Params p) {
     const std::uint32_t word = pack_group(p, g, threshold, lane);
     if (g.first_word + lane < p.words_per_row) p.buffer0[g.y * p.words_per_row + g.first_word + lane] = word;
   }
-  if (global_thread == 0) *p.last_change = -1;
+  if (global_thread == 0) {
+    *p.last_change = -1;
+    p.round_counters[0] = 0;
+    p.round_counters[1] = 0;
+  }
   grid.sync();
 
   const int k = t.passes_per_round;
+  // Thread 0's: the high halves of the two round counters as it last saw them.
+  unsigned deleters_even = 0;
+  unsigned deleters_odd = 0;
   int round = 0;
-  int last_change = -1;
   for (;; ++round) {
     const std::uint32_t* in = (round & 1) != 0 ? p.buffer1 : p.buffer0;
     std::uint32_t* out = (round & 1) != 0 ? p.buffer0 : p.buffer1;
     unsigned changed = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < t.tiles; tile += static_cast<int>(gridDim.x))
       changed |= run_tile<Q>(p, tile, in, out, strip, s_edges);
-    // One atomic per block; the barrier's release/acquire publishes it.
     changed = __reduce_or_sync(kAllLanes, changed);
     if (lane == 0 && changed != 0) atomicOr(&s_changed, changed);
     __syncthreads();
+    // Only thread 0 reads the block's mask; the next round's atomicOr come after
+    // grid_round_end's block barriers.
+    unsigned mask = 0;
     if (thread == 0) {
-      const unsigned mask = s_changed;
-      s_changed = 0;  // every atomicOr of the next round comes after the grid barrier
+      mask = s_changed;
+      s_changed = 0;
+      // The highest pass that deleted, for the pass count only: read after the last barrier.
       if (mask != 0) atomicMax(p.last_change, round * k + 31 - __clz(static_cast<int>(mask)));
     }
-    grid.sync();
-    // Only later rounds raise it, and only when this one did not converge, so every
-    // thread decides alike.
-    last_change = __ldcg(p.last_change);
-    if (last_change < round * k + k - 1) break;
+    // Once a pass deletes nothing every later pass repeats it: the round's output is the
+    // result. The same answer reaches every thread of every block.
+    if (!grid_round_end(p.round_counters, round, ((mask >> (k - 1)) & 1U) != 0, deleters_even, deleters_odd,
+                        &s_deleted))
+      break;
   }
 
   // The round's output is the converged image.
   const std::uint32_t* image = (round & 1) != 0 ? p.buffer0 : p.buffer1;
-  if (global_thread == 0 && p.passes != nullptr) *p.passes = last_change + 2;
+  if (global_thread == 0 && p.passes != nullptr) *p.passes = __ldcg(p.last_change) + 2;
   for (int group = warp; group < groups; group += warps) {
     const WordGroup g = word_group(p, group);
     const bool inside = g.first_word + lane < p.words_per_row;
@@ -500,10 +565,18 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   auto* words = reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(workspace) + kCounterBytes);
 
   // One block per multiprocessor (no more than there are tiles).
-  const int sms = multiprocessors();
+  int sms = multiprocessors();
+  const int per_sm = std::max(1, experiment_knob("FP_THIN_BPS"));  // EXPERIMENT
+  sms *= per_sm;
   const Tiling tiling = choose_tiling(g.words_per_row, height, sms);
-  const int blocks = std::max(1, std::min(sms, tiling.tiles));
   const auto q = std::find(kRowsPerThread.begin(), kRowsPerThread.end(), tiling.rows_per_thread);
+  if (per_sm > 1) {  // EXPERIMENT
+    int fits = 0;
+    FP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &fits, kKernels[static_cast<std::size_t>(q - kRowsPerThread.begin())], kThreads, 0));
+    if (fits < per_sm) throw std::runtime_error("thinning: FP_THIN_BPS too high for this Q");
+  }
+  const int blocks = std::max(1, std::min(sms, tiling.tiles));
 
   Params params{};
   params.src = src.data;
@@ -516,6 +589,11 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   params.threshold_ptr = threshold_ptr;
   params.threshold = threshold;
   params.last_change = static_cast<int*>(workspace);
+  // The round counters take 16 bytes of the 8-byte aligned ones after last_change (the
+  // workspace need only be 4-byte aligned).
+  const std::uintptr_t counters = (reinterpret_cast<std::uintptr_t>(workspace) + sizeof(int) + 7) / 8 * 8;
+  static_assert(sizeof(int) + 7 + 2 * sizeof(unsigned long long) <= kCounterBytes);
+  params.round_counters = reinterpret_cast<unsigned long long*>(counters);
   params.buffer0 = words;
   params.buffer1 = words + g.buffer_words;
   params.passes = passes;
