@@ -32,10 +32,17 @@
 // pass that deleted something plus the one that found nothing. After the barrier a block
 // loads its next tile before it reads that index, so that the two trips to L2 overlap.
 //
-// Where the time goes (H100, 1080p, 170 passes, fitted to K = 6, 8 and 10 with the same
-// tile shape): ~0.44 us per sub-iteration (the ALU work of the copy, halo included, at
-// about one integer instruction per two cycles and scheduler) and ~2.4 us per round (grid
-// barrier, loads, stores): ~150 us and ~40 us of the ~190 us before these changes.
+// Where the time goes (H100, 1920x1080, 170 passes in 17 rounds of K = 10, ~186 us; the
+// split fitted to timings at K = 8 and 10 with the same tile shape): ~0.42 us per
+// sub-iteration, the ALU work of the copy (tile 6 x 88 words, copy 8 x 128 with the halo:
+// twice the own words) at about one integer instruction per two cycles and scheduler, and
+// ~2.5 us per round for the grid barrier, the loads and the stores: ~143 us and ~43 us.
+// A grid barrier that carried the convergence flag itself (one 64-bit atomic counter per
+// round parity, polled with volatile loads after __threadfence) measured 3% slower than
+// cg's. Skipping converged tiles saves little on the benchmark frame: a large foreground
+// region peels for all 170 passes and its border crosses most tiles in most rounds (a
+// simulation of the frame's deletions: with tiles any smaller than one per SM, the halo
+// costs more than the skipped tiles save, by this file's cost model).
 #include "cuda/thinning.hpp"
 
 #include <cooperative_groups.h>
@@ -44,7 +51,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>  // EXPERIMENT
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -134,26 +140,14 @@ double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
 }
 
-// EXPERIMENT: 0 when unset.
-int experiment_knob(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : 0;
-}
-
 // The tiling, with K and Q, that the model finds fastest for `blocks` resident blocks.
 Tiling choose_tiling(int words_per_row, int height, int blocks) {
   Tiling best{2, kTileWidths[0], kRowsPerThread[0], 32 / (kTileWidths[0] + 2), 1, 0, 0};
   if (words_per_row <= 0 || height <= 0) return best;  // nothing to thin: no tiles
   double best_cycles = std::numeric_limits<double>::max();
-  const int force_k = experiment_knob("FP_THIN_K");             // EXPERIMENT
-  const int force_words = experiment_knob("FP_THIN_TW");        // EXPERIMENT
-  const int force_rows = experiment_knob("FP_THIN_Q");          // EXPERIMENT
   for (int k = 2; k <= kMaxPassesPerRound; k += 2)
     for (const int tile_words : kTileWidths)
       for (const int rows_per_thread : kRowsPerThread) {
-        if ((force_k != 0 && k != force_k) || (force_words != 0 && tile_words != force_words) ||
-            (force_rows != 0 && rows_per_thread != force_rows))
-          continue;  // EXPERIMENT
         const int columns = tile_words + 2;
         const long long per_warp = 32 / columns;  // runs that a warp holds
         const long long across = (words_per_row + tile_words - 1) / tile_words;
