@@ -32,11 +32,11 @@
 // pass that deleted something plus the one that found nothing. After the barrier a block
 // loads its next tile before it reads that index, so that the two trips to L2 overlap.
 //
-// Where the time goes (H100, 1920x1080, 170 passes in 17 rounds of K = 10, ~186 us; the
-// split fitted to timings at K = 8 and 10 with the same tile shape): ~0.42 us per
+// Where the time goes (H100, 1920x1080, 170 passes in 17 rounds of K = 10, ~174 us; the
+// split fitted to timings at K = 6, 8 and 10 with the same tile shape): ~0.39 us per
 // sub-iteration, the ALU work of the copy (tile 6 x 88 words, copy 8 x 128 with the halo:
 // twice the own words) at about one integer instruction per two cycles and scheduler, and
-// ~2.5 us per round for the grid barrier, the loads and the stores: ~143 us and ~43 us.
+// ~2.5 us per round for the grid barrier, the loads and the stores: ~130 us and ~43 us.
 // A grid barrier that carried the convergence flag itself (one 64-bit atomic counter per
 // round parity, polled with volatile loads after __threadfence) measured 3% slower than
 // cg's. Skipping converged tiles saves little on the benchmark frame: a large foreground
@@ -85,12 +85,19 @@ constexpr std::array<int, 3> kRowsPerThread = {4, 8, 16};
 // The cost model of choose_tiling, in SM cycles, fitted to timings on an H100: a thread's
 // instructions per sub-iteration, per word it holds and per run; a scheduler (four per SM)
 // issues one integer instruction of the warps on it every two cycles at best (16 lanes),
-// which a lone warp about reaches. Then the block barrier of a sub-iteration, and what a
-// round costs beyond its sub-iterations: the grid barrier and the tile loads and stores.
-constexpr double kWordInstructions = 34;
-constexpr double kRunInstructions = 25;
+// which two warps reach but a lone warp does not quite (it waits on its own latencies:
+// at 1920x1080, 8 warps of 4 rows each ran 7% faster than 4 warps of 8 rows, the same tile,
+// where an instruction count alone favoured the 4 warps; fitted as 2.4 cycles). Then the
+// block barrier of a sub-iteration, and what a round costs beyond its sub-iterations: the
+// grid barrier and the tile loads and stores. The instruction counts are estimates of the
+// code (no selects at the copy's side edges), the cycles were fitted; the model's choices
+// at 1920x1080 (K 10, Q 4, 6 x 88 words) and 3840x2160 (K 16, Q 16, 6 x 384) were the
+// fastest of the alternatives measured (other K from 6 to 14, other Q, 14-word tiles).
+constexpr double kWordInstructions = 32;
+constexpr double kRunInstructions = 21;
 constexpr int kSchedulersPerSm = 4;
 constexpr double kCyclesPerInstruction = 2;
+constexpr double kLoneWarpCyclesPerInstruction = 2.4;
 constexpr double kSubIterationCycles = 60;
 constexpr double kRoundCycles = 3200;
 // The last-change counter, padded so that the buffers start 128-byte aligned.
@@ -133,8 +140,9 @@ struct Tiling {
 double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   const int warps = t.segments * (t.tile_words + 2) / 32;
   const int warps_per_scheduler = (warps + kSchedulersPerSm - 1) / kSchedulersPerSm;
+  const double cycles_per_instruction = warps_per_scheduler > 1 ? kCyclesPerInstruction : kLoneWarpCyclesPerInstruction;
   const double sub_iteration =
-      (t.rows_per_thread * kWordInstructions + kRunInstructions) * kCyclesPerInstruction * warps_per_scheduler +
+      (t.rows_per_thread * kWordInstructions + kRunInstructions) * cycles_per_instruction * warps_per_scheduler +
       kSubIterationCycles;
   const int busiest = (t.tiles + blocks - 1) / blocks;
   return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
