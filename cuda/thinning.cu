@@ -140,7 +140,8 @@ struct Tiling {
 double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   const int warps = t.segments * (t.tile_words + 2) / 32;
   const int warps_per_scheduler = (warps + kSchedulersPerSm - 1) / kSchedulersPerSm;
-  const double cycles_per_instruction = warps_per_scheduler > 1 ? kCyclesPerInstruction : kLoneWarpCyclesPerInstruction;
+  const double cycles_per_instruction =
+      warps_per_scheduler > 1 ? kCyclesPerInstruction : kLoneWarpCyclesPerInstruction;
   const double sub_iteration =
       (t.rows_per_thread * kWordInstructions + kRunInstructions) * cycles_per_instruction * warps_per_scheduler +
       kSubIterationCycles;
