@@ -33,7 +33,7 @@
 // loads its next tile before it reads that index, so that the two trips to L2 overlap.
 //
 // Where the time goes (H100, 1920x1080, 170 passes in 17 rounds of K = 10, ~174 us; the
-// split fitted to timings at K = 6, 8 and 10 with the same tile shape): ~0.39 us per
+// round's share fitted to timings at K = 6, 8 and 10 with Q = 8 runs): ~0.39 us per
 // sub-iteration, the ALU work of the copy (tile 6 x 88 words, copy 8 x 128 with the halo:
 // twice the own words) at about one integer instruction per two cycles and scheduler, and
 // ~2.5 us per round for the grid barrier, the loads and the stores: ~130 us and ~43 us.
