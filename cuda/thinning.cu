@@ -20,15 +20,29 @@
 // runs the 2K sub-iterations of K passes and writes the tile's own words to the other
 // buffer; then comes the round's one grid barrier. A sub-iteration decides from the 3x3
 // neighbourhood, so the words at the edge of the copy, whose outer neighbours are missing
-// (0 stands in), go stale, one more row (or pixel, left and right) per sub-iteration:
-// after 2K the own rows are still exact, and the stale pixels of the halo word stay inside
-// it for K <= 16.
+// (0 stands in above and below, the word itself left and right: whatever stands in, the
+// error spreads the same), go stale, one more row (or pixel, left and right) per
+// sub-iteration: after 2K the own rows are still exact, and the stale pixels of the halo
+// word stay inside it for K <= 16.
 //
 // Convergence: a block notes which passes of the round deleted a pixel of its own words,
 // and the grid keeps the highest such pass index (atomicMax). Once a pass deletes nothing,
 // every later pass repeats it, so when the last pass of a round deleted nothing the image
 // has converged, the round's output is the result, and the passes to report are the last
-// pass that deleted something plus the one that found nothing.
+// pass that deleted something plus the one that found nothing. After the barrier a block
+// loads its next tile before it reads that index, so that the two trips to L2 overlap.
+//
+// Where the time goes (H100, 1920x1080, 170 passes in 17 rounds of K = 10, ~174 us; the
+// round's share fitted to timings at K = 6, 8 and 10 with Q = 8 runs): ~0.39 us per
+// sub-iteration, the ALU work of the copy (tile 6 x 88 words, copy 8 x 128 with the halo:
+// twice the own words) at about one integer instruction per two cycles and scheduler, and
+// ~2.5 us per round for the grid barrier, the loads and the stores: ~130 us and ~43 us.
+// A grid barrier that carried the convergence flag itself (one 64-bit atomic counter per
+// round parity, polled with volatile loads after __threadfence) measured 3% slower than
+// cg's. Skipping converged tiles saves little on the benchmark frame: a large foreground
+// region peels for all 170 passes and its border crosses most tiles in most rounds (a
+// simulation of the frame's deletions: with tiles any smaller than one per SM, the halo
+// costs more than the skipped tiles save, by this file's cost model).
 #include "cuda/thinning.hpp"
 
 #include <cooperative_groups.h>
@@ -71,12 +85,19 @@ constexpr std::array<int, 3> kRowsPerThread = {4, 8, 16};
 // The cost model of choose_tiling, in SM cycles, fitted to timings on an H100: a thread's
 // instructions per sub-iteration, per word it holds and per run; a scheduler (four per SM)
 // issues one integer instruction of the warps on it every two cycles at best (16 lanes),
-// which a lone warp about reaches. Then the block barrier of a sub-iteration, and what a
-// round costs beyond its sub-iterations: the grid barrier and the tile loads and stores.
-constexpr double kWordInstructions = 34;
-constexpr double kRunInstructions = 25;
+// which two warps reach but a lone warp does not quite (it waits on its own latencies:
+// at 1920x1080, 8 warps of 4 rows each ran 7% faster than 4 warps of 8 rows, the same tile,
+// where an instruction count alone favoured the 4 warps; fitted as 2.4 cycles). Then the
+// block barrier of a sub-iteration, and what a round costs beyond its sub-iterations: the
+// grid barrier and the tile loads and stores. The instruction counts are estimates of the
+// code (no selects at the copy's side edges), the cycles were fitted; the model's choices
+// at 1920x1080 (K 10, Q 4, 6 x 88 words) and 3840x2160 (K 16, Q 16, 6 x 384) were the
+// fastest of the alternatives measured (other K from 6 to 14, other Q, 14-word tiles).
+constexpr double kWordInstructions = 32;
+constexpr double kRunInstructions = 21;
 constexpr int kSchedulersPerSm = 4;
 constexpr double kCyclesPerInstruction = 2;
+constexpr double kLoneWarpCyclesPerInstruction = 2.4;
 constexpr double kSubIterationCycles = 60;
 constexpr double kRoundCycles = 3200;
 // The last-change counter, padded so that the buffers start 128-byte aligned.
@@ -119,8 +140,10 @@ struct Tiling {
 double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   const int warps = t.segments * (t.tile_words + 2) / 32;
   const int warps_per_scheduler = (warps + kSchedulersPerSm - 1) / kSchedulersPerSm;
+  const double cycles_per_instruction =
+      warps_per_scheduler > 1 ? kCyclesPerInstruction : kLoneWarpCyclesPerInstruction;
   const double sub_iteration =
-      (t.rows_per_thread * kWordInstructions + kRunInstructions) * kCyclesPerInstruction * warps_per_scheduler +
+      (t.rows_per_thread * kWordInstructions + kRunInstructions) * cycles_per_instruction * warps_per_scheduler +
       kSubIterationCycles;
   const int busiest = (t.tiles + blocks - 1) / blocks;
   return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
@@ -312,11 +335,13 @@ __device__ Strip strip_of_thread(const Tiling& t, int rows_per_thread) {
 }
 
 // `word` with its pixels' left and right neighbours, from the lanes holding the adjacent
-// columns; the copy's end columns have none (0 stands in). Every lane of the warp must call it.
+// columns. The copy's end columns have none: the shuffle hands them their own word, which
+// stands in as well as 0 would (those halo words go stale from their outer pixel either
+// way), and saves two selects per word and sub-iteration. Every lane of the warp must call it.
 __device__ __forceinline__ Shifted with_neighbours(std::uint32_t word, const Strip& s) {
   const std::uint32_t left = __shfl_up_sync(kAllLanes, word, 1, s.columns);
   const std::uint32_t right = __shfl_down_sync(kAllLanes, word, 1, s.columns);
-  return shifted(s.column == 0 ? 0U : left, word, s.column == s.columns - 1 ? 0U : right);
+  return shifted(left, word, right);
 }
 
 // Sub-iteration Sub on the block's copy of a tile, the run `v` of this thread included;
@@ -352,24 +377,41 @@ __device__ bool sub_iteration(std::uint32_t (&v)[Q], const Strip& s, std::uint32
   return deleted != 0;
 }
 
-// One round on one tile: loads it with its halo from `in`, runs the K passes, and writes
-// its own words to `out`. Returns a mask with bit k set when pass k of the round deleted a
-// pixel of this thread's own words. Every thread of the block must call it.
+// Where a thread's words of a tile are in the image: its word column, and the row of its
+// first word.
+struct TilePlace {
+  int x;
+  int y_first;
+};
+
 template <int Q>
-__device__ unsigned run_tile(const Params& p, int tile, const std::uint32_t* in, std::uint32_t* out, const Strip& s,
-                             std::uint32_t (&edges)[2][2][kThreads]) {
+__device__ __forceinline__ TilePlace place_of(const Params& p, int tile, const Strip& s) {
   const Tiling& t = p.tiling;
-  // The image word column of this thread, and the image row of its first word.
-  const int x = tile % t.tiles_across * t.tile_words - 1 + s.column;
-  const int y_first = tile / t.tiles_across * t.tile_rows - 2 * t.passes_per_round + s.segment * Q;
-  std::uint32_t v[Q];
+  return {tile % t.tiles_across * t.tile_words - 1 + s.column,
+          tile / t.tiles_across * t.tile_rows - 2 * t.passes_per_round + s.segment * Q};
+}
+
+// This thread's words of the block's copy of a tile, with its halo, from `in` (0 outside
+// the image).
+template <int Q>
+__device__ __forceinline__ void load_tile(const Params& p, int tile, const std::uint32_t* in, const Strip& s,
+                                          std::uint32_t (&v)[Q]) {
+  const TilePlace at = place_of<Q>(p, tile, s);
 #pragma unroll
   for (int i = 0; i < Q; ++i) {
-    const int y = y_first + i;
-    const bool inside = s.active && y >= 0 && y < p.height && x >= 0 && x < p.words_per_row;
-    v[i] = inside ? __ldcg(in + static_cast<std::ptrdiff_t>(y) * p.words_per_row + x) : 0U;
+    const int y = at.y_first + i;
+    const bool inside = s.active && y >= 0 && y < p.height && at.x >= 0 && at.x < p.words_per_row;
+    v[i] = inside ? __ldcg(in + static_cast<std::ptrdiff_t>(y) * p.words_per_row + at.x) : 0U;
   }
+}
 
+// One round on one tile loaded into `v` (load_tile): runs the K passes and writes its own
+// words to `out`. Returns a mask with bit k set when pass k of the round deleted a pixel
+// of this thread's own words. Every thread of the block must call it.
+template <int Q>
+__device__ unsigned run_tile(const Params& p, int tile, std::uint32_t (&v)[Q], std::uint32_t* out, const Strip& s,
+                             std::uint32_t (&edges)[2][2][kThreads]) {
+  const Tiling& t = p.tiling;
   unsigned changed = 0;
   for (int pass = 0; pass < t.passes_per_round; ++pass) {
     const bool first = sub_iteration<0>(v, s, edges[0]);
@@ -377,11 +419,12 @@ __device__ unsigned run_tile(const Params& p, int tile, const std::uint32_t* in,
     changed |= static_cast<unsigned>(first || second) << pass;
   }
 
+  const TilePlace at = place_of<Q>(p, tile, s);
 #pragma unroll
   for (int i = 0; i < Q; ++i) {
-    const int y = y_first + i;
-    if (((s.own_rows >> i) & 1U) != 0 && y < p.height && x < p.words_per_row)
-      out[static_cast<std::ptrdiff_t>(y) * p.words_per_row + x] = v[i];
+    const int y = at.y_first + i;
+    if (((s.own_rows >> i) & 1U) != 0 && y < p.height && at.x < p.words_per_row)
+      out[static_cast<std::ptrdiff_t>(y) * p.words_per_row + at.x] = v[i];
   }
   return changed;
 }
@@ -418,14 +461,19 @@ __global__ void __launch_bounds__(kThreads, 1) thinning_kernel(const Params p) {
   grid.sync();
 
   const int k = t.passes_per_round;
+  const int first_tile = static_cast<int>(blockIdx.x);
+  std::uint32_t v[Q];  // the words of the tile in work
+  if (first_tile < t.tiles) load_tile<Q>(p, first_tile, p.buffer0, strip, v);
   int round = 0;
   int last_change = -1;
   for (;; ++round) {
     const std::uint32_t* in = (round & 1) != 0 ? p.buffer1 : p.buffer0;
     std::uint32_t* out = (round & 1) != 0 ? p.buffer0 : p.buffer1;
     unsigned changed = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < t.tiles; tile += static_cast<int>(gridDim.x))
-      changed |= run_tile<Q>(p, tile, in, out, strip, s_edges);
+    for (int tile = first_tile; tile < t.tiles; tile += static_cast<int>(gridDim.x)) {
+      if (tile != first_tile) load_tile<Q>(p, tile, in, strip, v);  // the first one is loaded
+      changed |= run_tile<Q>(p, tile, v, out, strip, s_edges);
+    }
     // One atomic per block; the barrier's release/acquire publishes it.
     changed = __reduce_or_sync(kAllLanes, changed);
     if (lane == 0 && changed != 0) atomicOr(&s_changed, changed);
@@ -436,6 +484,9 @@ __global__ void __launch_bounds__(kThreads, 1) thinning_kernel(const Params p) {
       if (mask != 0) atomicMax(p.last_change, round * k + 31 - __clz(static_cast<int>(mask)));
     }
     grid.sync();
+    // The next round's first tile is loaded before last_change is read, so that the two
+    // trips to L2 overlap (it goes unused when this round converged).
+    if (first_tile < t.tiles) load_tile<Q>(p, first_tile, out, strip, v);
     // Only later rounds raise it, and only when this one did not converge, so every
     // thread decides alike.
     last_change = __ldcg(p.last_change);
