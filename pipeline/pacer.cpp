@@ -8,8 +8,6 @@ namespace fp {
 namespace {
 // How often a wait looks at the stop flag: a stop is seen within this time.
 constexpr auto kStopCheck = std::chrono::milliseconds(20);
-// A frame later than this restarts the pace instead of releasing a burst of late frames.
-constexpr double kMaxLateSeconds = 0.5;
 }  // namespace
 
 double Pacer::offset_seconds(const Frame& frame) const {

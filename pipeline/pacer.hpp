@@ -16,6 +16,9 @@ namespace fp {
 class Pacer {
  public:
   using Clock = std::chrono::steady_clock;
+  // A frame later than this restarts the pace instead of releasing a burst of late frames;
+  // so it is also about the most a backlog adds to a frame's latency.
+  static constexpr double kMaxLateSeconds = 0.5;
 
   explicit Pacer(const VideoInfo& info) : info_(info) {}
 
