@@ -38,6 +38,11 @@ namespace {
 // operations, to be built without contraction like cpu/pyramid_fusion.cpp.
 
 #define FP_HD FP_HOST_DEVICE
+#ifdef __CUDA_ARCH__
+#define FP_UNROLL _Pragma("unroll")
+#else
+#define FP_UNROLL
+#endif
 
 FP_HD inline float add(float x, float y) {
 #ifdef __CUDA_ARCH__
@@ -167,7 +172,7 @@ FP_HD void reduce_columns(const ReduceShared& s, ImageF32 coarse_a, ImageF32 coa
   const int k = tid % kThreadsX;
   const int cx = bx * kReduceTileX + k;
   if (cx >= coarse_a.width) return;
-#pragma unroll
+FP_UNROLL
   for (int r = 0; r < kReduceTileY / kThreadsY; ++r) {
     const int local = tid / kThreadsX + r * kThreadsY;
     const int cy = by * kReduceTileY + local;
@@ -269,7 +274,7 @@ FP_HD void collapse_expand_rows(const CollapseTile<TIn>& t, CollapseShared<Rule>
     const int x = clamp_index(t.x0 - kHalo + k, w);
     const int c = (x >> 1) - t.cx0();  // within [1, kCoarseX-2], see above
     const bool even = (x & 1) == 0;
-#pragma unroll
+FP_UNROLL
     for (int p = 0; p < 3; ++p) s.across[p][j][k] = expand_line(&s.coarse[p][j][c], 1, even);
   }
 }
@@ -318,7 +323,7 @@ FP_HD void collapse_outputs(const CollapseTile<TIn>& t, const CollapseShared<Rul
   float qa[3][3];
   float qb[3][3];
   auto load_squares = [&](int slot, int j) {
-#pragma unroll
+FP_UNROLL
     for (int c = 0; c < 3; ++c) {
       const float la = s.lap[0][kHalo ? j : 0][kHalo ? tx + c : 0];
       const float lb = s.lap[1][kHalo ? j : 0][kHalo ? tx + c : 0];
@@ -332,7 +337,7 @@ FP_HD void collapse_outputs(const CollapseTile<TIn>& t, const CollapseShared<Rul
     load_squares(1, ty0 + 1);
   }
 
-#pragma unroll
+FP_UNROLL
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ty = ty0 + r;
     const int y = t.y0 + ty;
@@ -344,15 +349,15 @@ FP_HD void collapse_outputs(const CollapseTile<TIn>& t, const CollapseShared<Rul
       // Row-major from zero, as the CPU adds them, so both inputs' sums compare the same way.
       float ea = 0.0f;
       float eb = 0.0f;
-#pragma unroll
+FP_UNROLL
       for (int q = 0; q < 3; ++q)
-#pragma unroll
+FP_UNROLL
         for (int c = 0; c < 3; ++c) {
           ea = add(ea, qa[q][c]);
           eb = add(eb, qb[q][c]);
         }
       f = ea >= eb ? s.lap[0][ty + 1][tx + 1] : s.lap[1][ty + 1][tx + 1];
-#pragma unroll
+FP_UNROLL
       for (int c = 0; c < 3; ++c) {
         qa[0][c] = qa[1][c];
         qa[1][c] = qa[2][c];
@@ -563,9 +568,9 @@ FP_HD void top_collapse_b(const TopTile& t, TopShared<Rule>& s, float gain_b, in
       // The CPU's energy: row-major from zero over the clamped 3x3 window.
       float ea = 0.0f;
       float eb = 0.0f;
-#pragma unroll
+FP_UNROLL
       for (int dy = -1; dy <= 1; ++dy)
-#pragma unroll
+FP_UNROLL
         for (int dx = -1; dx <= 1; ++dx) {
           const float qa = late.lb[0][ly + dy][lx + dx];
           const float qb = late.lb[1][ly + dy][lx + dx];
