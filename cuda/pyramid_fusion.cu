@@ -9,15 +9,35 @@
 //  - the base R_{N-1} = (Ga_{N-1} + Gb_{N-1}) / 2 is formed while the level N-2 launch loads
 //    its coarse tile: no launch and no plane for it;
 //  - level 0 is read as bytes straight from the inputs, and the level 0 collapse rounds
-//    into dst: no float copy of the inputs or of the result.
-// N levels take 2(N-1) launches (one for N = 1).
+//    into dst: no float copy of the inputs or of the result;
+//  - with N >= 4 the top three levels s = N-3 .. N-1 are one launch (top_levels_kernel):
+//    those levels are small (at 1080p with 5 levels, 480x270 and less), and their four
+//    launches (two reduces, two collapses) were mostly waiting on one another with a few
+//    blocks each. A block makes a tile of R_s from G_s alone, recomputing the two smaller
+//    levels over windows that overlap its neighbours' (G_s is read ~4 times over).
+// N levels take 2(N-1) launches for N <= 3 and 2(N-1) - 3 for N >= 4 (one for N = 1); at
+// 1080p with 5 levels: reduce 0->1, reduce 1->2, top levels 2..4, collapse 1, collapse 0.
+//
+// Every kernel is launched with programmatic dependent launch: the next launch's blocks are
+// scheduled while this one finishes, and wait (griddepcontrol.wait) before touching memory,
+// so the order is the stream's but the drain-and-launch gap between two kernels is gone.
+//
+// Instructions, in the two big launches (reduce 0->1, collapse 0): the reduce copies its
+// fine window into shared memory once (each byte read once, coalesced) before blurring;
+// expand_line uses selects, not a branch, since neighbouring threads have fine coordinates
+// of both parities; the collapse's rows have a parity known at compile time, so a thread's
+// four rows share their coarse rows' shared loads.
 //
 // Exactness: every float operation is written with __fadd_rn/__fsub_rn/__fmul_rn, which
 // nvcc never contracts into a fused multiply-add, in the order of the CPU code. The GPU
 // then computes the CPU's values bit for bit (cpu/pyramid_fusion.cpp is built without
 // contraction, for the same reason), and the tests require equal results: max_abs and
 // max_energy choose between two coefficients, and a choice flipped by a last-bit difference
-// could move the output by far more than one level.
+// could move the output by far more than one level. One identity is used: 0 + x is x for a
+// square x (>= +0), so the energy sums start at their first square instead of at zero.
+// The phases are __host__ __device__ functions: stepped through on the CPU one phase at a
+// time (all threads of a block, block by block), they reproduce cpu::pyramid_fusion, which
+// is how the windows of the top-levels kernel were checked before they ran on a GPU.
 #include "cuda/pyramid_fusion.hpp"
 
 #include <algorithm>
@@ -106,10 +126,13 @@ FP_HD inline float binomial_line(const float* p, int stride) {
 // expand along one axis, the CPU's expand_taps: fine coordinate i takes (1/8, 6/8, 1/8) of
 // coarse i/2-1, i/2, i/2+1 when even and (1/2, 1/2) of i/2, i/2+1 when odd. `c` points at
 // coarse i/2 in a line whose entries already hold the clamped coarse samples, `stride` is
-// the distance between neighbours. Same terms, same order as the CPU.
+// the distance between neighbours (c[-stride] is read in both cases). Same terms, same
+// order as the CPU. Written with selects rather than a branch: neighbouring threads often
+// have fine coordinates of both parities, and a branch would run both paths one after the
+// other; where `even` is known at compile time the selects fold away.
 FP_HD inline float expand_line(const float* c, int stride, bool even) {
-  if (even) return add(add(mul(0.125f, c[-stride]), mul(0.75f, c[0])), mul(0.125f, c[stride]));
-  return add(mul(0.5f, c[0]), mul(0.5f, c[stride]));
+  const float head = even ? add(mul(0.125f, c[-stride]), mul(0.75f, c[0])) : mul(0.5f, c[0]);
+  return add(head, mul(even ? 0.125f : 0.5f, c[stride]));
 }
 
 // Programmatic dependent launch (every kernel is launched with it, see launch()): let the
@@ -132,39 +155,45 @@ constexpr int kThreads = kThreadsX * kThreadsY;
 // ---------------------------------------------------------------------------------------
 // reduce: G_{i+1} of both inputs from G_i in one pass.
 //
-// A block makes a kReduceTileX x kReduceTileY tile of coarse pixels. Pass 1 blurs along x at
-// the even columns of every fine row the tile's vertical taps touch (2*tile+3 rows, clamped)
-// into shared memory, reading G_i through the cache; pass 2 blurs those along y and
-// decimates. The taps are unnormalized and 1/256 is applied at the end, as on the CPU.
+// A block makes a kReduceTileX x kReduceTileY tile of coarse pixels. Pass 1 copies the fine
+// window its taps touch (2*tile+3 rows and columns, clamped) into shared memory as float,
+// each fine pixel read once and coalesced; pass 2 blurs along x at the even columns; pass 3
+// blurs those along y and decimates. The taps are unnormalized and 1/256 is applied at the
+// end, as on the CPU.
 
 constexpr int kReduceTileX = 32;
 constexpr int kReduceTileY = 16;
 constexpr int kReduceRows = 2 * kReduceTileY + 3;
+constexpr int kReduceColumns = 2 * kReduceTileX + 3;
 static_assert(kReduceTileX == kThreadsX && kReduceTileY % kThreadsY == 0);
 
 struct ReduceShared {
+  float fine[2][kReduceRows][kReduceColumns];  // entry (c, j): fine (clamp(fx0+c), clamp(fy0+j))
   float across[2][kReduceRows][kReduceTileX];
 };
 
 template <class T>
-FP_HD void reduce_rows(ImageView<const T> a, ImageView<const T> b, ReduceShared& s, int bx, int by, int tid) {
-  const int w = a.width;
-  const int h = a.height;
-  const int cx0 = bx * kReduceTileX;
-  const int fy0 = 2 * by * kReduceTileY - 2;  // the fine row of across row 0 (before clamping)
+FP_HD void reduce_load(ImageView<const T> a, ImageView<const T> b, ReduceShared& s, int bx, int by, int tid) {
+  const int fx0 = 2 * bx * kReduceTileX - 2;  // the fine column of entry 0 (before clamping)
+  const int fy0 = 2 * by * kReduceTileY - 2;  // the fine row of entry 0
+  for (int i = tid; i < kReduceRows * kReduceColumns; i += kThreads) {
+    const int j = i / kReduceColumns;
+    const int c = i % kReduceColumns;
+    const int x = clamp_index(fx0 + c, a.width);
+    const int y = clamp_index(fy0 + j, a.height);
+    s.fine[0][j][c] = load(a, x, y);
+    s.fine[1][j][c] = load(b, x, y);
+  }
+}
+
+// Coarse column cx0+k takes fine columns 2(cx0+k)-2 .. +2, entries 2k .. 2k+4. Columns past
+// the coarse edge are computed from clamped taps and never stored.
+FP_HD void reduce_rows(ReduceShared& s, int tid) {
   for (int i = tid; i < kReduceRows * kReduceTileX; i += kThreads) {
     const int j = i / kReduceTileX;
     const int k = i % kReduceTileX;
-    const int y = clamp_index(fy0 + j, h);
-    // Columns past the coarse edge are computed from clamped taps and never stored.
-    const int x = 2 * (cx0 + k);
-    const int xm2 = clamp_index(x - 2, w);
-    const int xm1 = clamp_index(x - 1, w);
-    const int xc = clamp_index(x, w);
-    const int xp1 = clamp_index(x + 1, w);
-    const int xp2 = clamp_index(x + 2, w);
-    s.across[0][j][k] = binomial(load(a, xm2, y), load(a, xm1, y), load(a, xc, y), load(a, xp1, y), load(a, xp2, y));
-    s.across[1][j][k] = binomial(load(b, xm2, y), load(b, xm1, y), load(b, xc, y), load(b, xp1, y), load(b, xp2, y));
+    s.across[0][j][k] = binomial_line(&s.fine[0][j][2 * k], 1);
+    s.across[1][j][k] = binomial_line(&s.fine[1][j][2 * k], 1);
   }
 }
 
@@ -190,7 +219,9 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ ReduceShared s;
   follow_previous_grid();
   const int tid = threadIdx.y * kThreadsX + threadIdx.x;
-  reduce_rows(a, b, s, blockIdx.x, blockIdx.y, tid);
+  reduce_load(a, b, s, blockIdx.x, blockIdx.y, tid);
+  __syncthreads();
+  reduce_rows(s, tid);
   __syncthreads();
   reduce_columns(s, coarse_a, coarse_b, blockIdx.x, blockIdx.y, tid);
 }
@@ -279,16 +310,12 @@ FP_UNROLL
   }
 }
 
-// L at region pixel (k, j): G_i minus expand(G_{i+1}) along y of the x-expanded rows.
+// L at fine pixel (x, y), region column k: G_i minus expand(G_{i+1}) along y of the
+// x-expanded rows; c is coarse row y/2 in the tile.
 template <class TIn, ops::FusionRule Rule>
-FP_HD inline void collapse_laplacian(const CollapseTile<TIn>& t, const CollapseShared<Rule>& s, int k, int j,
-                                     float& la, float& lb) {
-  constexpr int kHalo = CollapseShared<Rule>::kHalo;
+FP_HD inline void collapse_laplacian(const CollapseTile<TIn>& t, const CollapseShared<Rule>& s, int x, int y, int k,
+                                     int c, bool even, float& la, float& lb) {
   constexpr int kRegionX = CollapseShared<Rule>::kRegionX;
-  const int x = clamp_index(t.x0 - kHalo + k, t.ga.width);
-  const int y = clamp_index(t.y0 - kHalo + j, t.ga.height);
-  const int c = (y >> 1) - t.cy0();
-  const bool even = (y & 1) == 0;
   la = sub(load(t.ga, x, y), expand_line(&s.across[0][c][k], kRegionX, even));
   lb = sub(load(t.gb, x, y), expand_line(&s.across[1][c][k], kRegionX, even));
 }
@@ -301,7 +328,9 @@ FP_HD void collapse_laplacians(const CollapseTile<TIn>& t, CollapseShared<Rule>&
   for (int i = tid; i < kRegionY * kRegionX; i += kThreads) {
     const int j = i / kRegionX;
     const int k = i % kRegionX;
-    collapse_laplacian(t, s, k, j, s.lap[0][j][k], s.lap[1][j][k]);
+    const int x = clamp_index(t.x0 - CollapseShared<Rule>::kHalo + k, t.ga.width);
+    const int y = clamp_index(t.y0 - CollapseShared<Rule>::kHalo + j, t.ga.height);
+    collapse_laplacian(t, s, x, y, k, (y >> 1) - t.cy0(), (y & 1) == 0, s.lap[0][j][k], s.lap[1][j][k]);
   }
 }
 
@@ -317,6 +346,10 @@ FP_HD void collapse_outputs(const CollapseTile<TIn>& t, const CollapseShared<Rul
   const int x = t.x0 + tx;
   if (x >= w) return;
   const int ty0 = (tid / kThreadsX) * kRowsPerThread;
+  // Row ty0+r is even for even r (y0 and ty0 are even): its coarse row and taps are known
+  // when the loop is unrolled, and the rows' shared loads are shared between them.
+  static_assert(kTileY % 2 == 0 && kRowsPerThread % 2 == 0);
+  const int c0 = (t.y0 + ty0) / 2 - t.cy0();
 
   // max_energy: squares of the 3x3 window, row slot 0 above, 1 centre, 2 below; columns
   // left, centre, right. Sliding down a row moves the slots up and loads one new row.
@@ -347,15 +380,14 @@ FP_UNROLL
     if constexpr (Rule == ops::FusionRule::MaxEnergy) {
       load_squares(2, ty + 2);
       // Row-major from zero, as the CPU adds them, so both inputs' sums compare the same way.
-      float ea = 0.0f;
-      float eb = 0.0f;
+      // The first term is a square (>= +0), so 0 + it is it: the sums start there.
+      float ea = qa[0][0];
+      float eb = qb[0][0];
 FP_UNROLL
-      for (int q = 0; q < 3; ++q)
-FP_UNROLL
-        for (int c = 0; c < 3; ++c) {
-          ea = add(ea, qa[q][c]);
-          eb = add(eb, qb[q][c]);
-        }
+      for (int n = 1; n < 9; ++n) {
+        ea = add(ea, qa[n / 3][n % 3]);
+        eb = add(eb, qb[n / 3][n % 3]);
+      }
       f = ea >= eb ? s.lap[0][ty + 1][tx + 1] : s.lap[1][ty + 1][tx + 1];
 FP_UNROLL
       for (int c = 0; c < 3; ++c) {
@@ -367,15 +399,14 @@ FP_UNROLL
     } else {
       float la;
       float lb;
-      collapse_laplacian(t, s, tx, ty, la, lb);
+      collapse_laplacian(t, s, x, y, tx, c0 + r / 2, r % 2 == 0, la, lb);
       if constexpr (Rule == ops::FusionRule::Average)
         f = mul(add(la, lb), 0.5f);
       else
         f = fabsf(la) >= fabsf(lb) ? la : lb;
     }
 
-    const int c = (y >> 1) - t.cy0();
-    const float up = expand_line(&s.across[2][c][tx + kHalo], kRegionX, (y & 1) == 0);
+    const float up = expand_line(&s.across[2][c0 + r / 2][tx + kHalo], kRegionX, r % 2 == 0);
     store(out, x, y, add(mul(f, gain), up));
   }
 }
@@ -565,18 +596,17 @@ FP_HD void top_collapse_b(const TopTile& t, TopShared<Rule>& s, float gain_b, in
     const float lb = late.lb[1][ly][lx];
     float f;
     if constexpr (Rule == ops::FusionRule::MaxEnergy) {
-      // The CPU's energy: row-major from zero over the clamped 3x3 window.
+      // The CPU's energy: row-major from zero over the clamped 3x3 window (0 + the first
+      // square is that square, as above).
       float ea = 0.0f;
       float eb = 0.0f;
 FP_UNROLL
-      for (int dy = -1; dy <= 1; ++dy)
-FP_UNROLL
-        for (int dx = -1; dx <= 1; ++dx) {
-          const float qa = late.lb[0][ly + dy][lx + dx];
-          const float qb = late.lb[1][ly + dy][lx + dx];
-          ea = add(ea, mul(qa, qa));
-          eb = add(eb, mul(qb, qb));
-        }
+      for (int n = 0; n < 9; ++n) {
+        const float qa = late.lb[0][ly + n / 3 - 1][lx + n % 3 - 1];
+        const float qb = late.lb[1][ly + n / 3 - 1][lx + n % 3 - 1];
+        ea = n == 0 ? mul(qa, qa) : add(ea, mul(qa, qa));
+        eb = n == 0 ? mul(qb, qb) : add(eb, mul(qb, qb));
+      }
       f = ea >= eb ? la : lb;
     } else if constexpr (Rule == ops::FusionRule::Average) {
       f = mul(add(la, lb), 0.5f);
