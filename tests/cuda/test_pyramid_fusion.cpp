@@ -194,6 +194,23 @@ TEST(PyramidFusionGpu, AppliesGainsPerDetailLevel) {
   }
 }
 
+// With 4 or more levels the GPU makes the top three in one kernel, a block per tile of the
+// third level from the top, recomputing the smaller levels over windows that overlap its
+// neighbours' and clamp at every edge: sizes whose levels there span several tiles with a
+// partial last one, and a different gain on every level (so a gain applied to the wrong
+// level of the three shows).
+TEST(PyramidFusionGpu, TopThreeLevelsInOneKernelAcrossTiles) {
+  FP_REQUIRE_GPU();
+  const std::vector<float> gain = {1.3f, 0.8f, 1.7f, 0.6f, 1.1f, 1.4f};
+  const Sizes sizes = pick<std::pair<int, int>>({{1000, 700}, {515, 263}, {150, 90}}, {{150, 90}});
+  for (const auto& [w, h] : sizes) {
+    const HostImageU8 a = scene(w, h, 11);
+    const HostImageU8 b = fp::test::random_image(w, h, 12);
+    for (ops::FusionRule rule : kRules)
+      for (int levels : pick<int>({4, 5, 6, 7}, {4, 5})) expect_matches_cpu(a, b, params(levels, rule, gain));
+  }
+}
+
 TEST(PyramidFusionGpu, FrameFusedWithItselfIsTheFrame) {
   FP_REQUIRE_GPU();
   const Sizes sizes = pick<std::pair<int, int>>({{1, 1}, {17, 13}, {64, 48}, {257, 31}, {1920, 1080}}, {{17, 13}, {64, 48}});
