@@ -1,10 +1,15 @@
 #include "core/frame_pool.hpp"
 
+#include <new>
 #include <stdexcept>
 
 namespace fp {
 
 namespace {
+// Ordinary host buffers start on a 64-byte boundary, like their rows: an encoder may then
+// take a frame's planes by reference (FFmpeg's SIMD assumes that much alignment).
+constexpr std::align_val_t kHostAlignment{64};
+
 std::ptrdiff_t aligned_pitch(int width, std::ptrdiff_t alignment) {
   const std::ptrdiff_t w = width > 0 ? width : 1;
   return (w + alignment - 1) / alignment * alignment;
@@ -30,7 +35,7 @@ PlanePool::~PlanePool() {
     if (memory_.release)
       memory_.release(buffer);
     else
-      delete[] buffer;
+      ::operator delete[](buffer, kHostAlignment);
   }
 }
 
@@ -41,7 +46,8 @@ Plane PlanePool::acquire() {
     if (free_.empty()) {
       const auto bytes = static_cast<std::size_t>(pitch_) * height_;
       owned_.reserve(owned_.size() + 1);  // so that push_back cannot throw after allocating
-      buffer = memory_.allocate ? memory_.allocate(bytes) : new std::uint8_t[bytes];
+      buffer = memory_.allocate ? memory_.allocate(bytes)
+                                : static_cast<std::uint8_t*>(::operator new[](bytes, kHostAlignment));
       owned_.push_back(buffer);
     } else {
       buffer = free_.back();

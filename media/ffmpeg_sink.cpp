@@ -21,6 +21,7 @@
 
 #include "media/ffmpeg_common.hpp"
 #include "media/io_deadline.hpp"
+#include "media/lent_planes.hpp"
 #include "media/media_error.hpp"
 #include "media/output_target.hpp"
 #include "media/stream_gaps.hpp"
@@ -92,18 +93,20 @@ class FfmpegSink final : public FrameSink {
     if (!frame.valid() || frame.width != width_ || frame.height != height_)
       ff::fail(path_, "frame is " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +
                           ", the output was opened for " + std::to_string(width_) + "x" + std::to_string(height_));
-    // The encoder normally has released our buffer by now; if it still holds a reference,
-    // FFmpeg gives us a fresh buffer rather than letting us overwrite a queued picture.
-    if (const int ret = av_frame_make_writable(frame_.get()); ret < 0) ff::fail(path_, "cannot get a frame buffer", ret);
     const std::int64_t pts = next_pts(frame);
     // While the receiver is away the frame is not encoded: the stream resumes with a key
     // frame, which needs no earlier one.
     if (!connected() && !reconnect_when_due()) return;
-    fill_frame(frame);
-    frame_->pts = pts;
-    frame_->pict_type = restart_with_key_frame_ ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+    AVFrame* picture = picture_of(frame);
+    picture->pts = pts;
+    picture->pict_type = restart_with_key_frame_ ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
     restart_with_key_frame_ = false;
-    if (const int ret = avcodec_send_frame(encoder_.get(), frame_.get()); ret < 0) ff::fail(path_, "encode error", ret);
+    const int sent = avcodec_send_frame(encoder_.get(), picture);
+    if (picture == lent_.get()) {  // the encoder holds its own reference now, if it needs one
+      lender_done(picture);
+      av_frame_unref(picture);
+    }
+    if (sent < 0) ff::fail(path_, "encode error", sent);
     try {
       write_packets();
     } catch (const MediaError& e) {
@@ -116,6 +119,8 @@ class FfmpegSink final : public FrameSink {
     if (gaps_.policy().enabled()) gaps_.frame_passed(IoDeadline::Clock::now());
     ++frames_;
   }
+
+  std::int64_t frames_lent() const override { return frames_lent_; }
 
   const ReconnectStats* reconnect_stats() const override {
     return gaps_.policy().enabled() ? &gaps_.stats() : nullptr;
@@ -394,8 +399,9 @@ class FfmpegSink final : public FrameSink {
 
   void allocate_buffers() {
     frame_.reset(av_frame_alloc());
+    lent_.reset(av_frame_alloc());
     packet_.reset(av_packet_alloc());
-    if (!frame_ || !packet_) ff::fail(path_, "cannot allocate frames", AVERROR(ENOMEM));
+    if (!frame_ || !lent_ || !packet_) ff::fail(path_, "cannot allocate frames", AVERROR(ENOMEM));
     frame_->format = encoder_->pix_fmt;
     frame_->width = width_;
     frame_->height = height_;
@@ -470,6 +476,20 @@ class FfmpegSink final : public FrameSink {
       set("rtsp_transport", target_.rtsp_over_udp ? "udp" : "tcp");
     }
     return opts;
+  }
+
+  // The picture to encode: `frame`'s planes by reference where the encoder takes them as
+  // they are (media/lent_planes says when), else a copy into the encoder's own frame.
+  AVFrame* picture_of(const Frame& frame) {
+    if (lend_planes(frame, encoder_->pix_fmt, lent_.get())) {
+      ++frames_lent_;
+      return lent_.get();
+    }
+    // The encoder normally has released our buffer by now; if it still holds a reference,
+    // FFmpeg gives us a fresh buffer rather than letting us overwrite a queued picture.
+    if (const int ret = av_frame_make_writable(frame_.get()); ret < 0) ff::fail(path_, "cannot get a frame buffer", ret);
+    fill_frame(frame);
+    return frame_.get();
   }
 
   void fill_frame(const Frame& frame) {
@@ -563,6 +583,7 @@ class FfmpegSink final : public FrameSink {
     format_.reset();
     encoder_.reset();
     frame_.reset();
+    lent_.reset();
     packet_.reset();
   }
 
@@ -584,7 +605,9 @@ class FfmpegSink final : public FrameSink {
   ff::OutputFormatPtr format_;
   ff::CodecContextPtr encoder_;
   AVStream* stream_ = nullptr;
-  ff::FramePtr frame_;
+  ff::FramePtr frame_;  // the encoder's own picture, for frames that must be copied
+  ff::FramePtr lent_;   // a picture of the caller's planes, by reference (between writes: empty)
+  std::int64_t frames_lent_ = 0;
   ff::PacketPtr packet_;
   std::int64_t frame_step_ = 1;
   std::int64_t last_pts_ = AV_NOPTS_VALUE;

@@ -46,6 +46,8 @@ class FrameSink {
   virtual void close() = 0;
   virtual std::string encoder_name() const = 0;  // e.g. "libx264", "rawvideo (y4m)", "null"
   virtual std::int64_t frames_written() const = 0;
+  // Frames the encoder took by reference (no copy into its own picture; media/lent_planes).
+  virtual std::int64_t frames_lent() const { return 0; }
   // Gaps of an output that reconnects, else null. Call from the writing thread, or once
   // writing is over.
   virtual const ReconnectStats* reconnect_stats() const { return nullptr; }

@@ -18,8 +18,11 @@ class HostFrameSlots final : public FrameSlots {
 
   int count() const override { return 1; }
   FrameContext& context(int) override { return context_; }
-  Frame to_device(const Frame& frame, int) override { return frame; }
+  Frame to_device(const Frame& frame, int, bool) override { return frame; }
   Frame to_host(const Frame& frame, int) override { return frame; }
+  Plane plane_to_host(const Frame& frame, int plane, int) override { return frame.planes[plane]; }
+  std::int64_t bytes_uploaded() const override { return 0; }
+  std::int64_t bytes_downloaded() const override { return 0; }
   void begin_stage(int, int node) override { started_[node] = Clock::now(); }
   void end_stage(int, int node) override {
     ms_[node] += std::chrono::duration<double, std::milli>(Clock::now() - started_[node]).count();

@@ -8,6 +8,7 @@
 // the host waits only in wait(), on the slot's event.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -24,11 +25,18 @@ class FrameSlots {
   virtual FrameContext& context(int slot) = 0;
 
   // A source's frame as the stages take it: itself on the CPU; on CUDA a pooled device frame
-  // that the upload fills on the slot's stream.
-  virtual Frame to_device(const Frame& frame, int slot) = 0;
-  // A host frame for a sink: itself when it is on the host; otherwise a pooled page-locked
-  // frame that the download fills on the slot's stream, readable after wait(slot).
+  // that the upload fills on the slot's stream. Without `with_chroma` (no stage reads the
+  // chroma) only the luma goes up: a host frame's chroma planes stay empty on the device.
+  virtual Frame to_device(const Frame& frame, int slot, bool with_chroma) = 0;
+  // A host frame: itself when it is on the host; otherwise a pooled page-locked frame that
+  // the download fills on the slot's stream, readable after wait(slot).
   virtual Frame to_host(const Frame& frame, int slot) = 0;
+  // One plane (0: Y, 1: U, 2: V) of an I420 frame, as to_host does for the whole frame.
+  virtual Plane plane_to_host(const Frame& frame, int plane, int slot) = 0;
+  // Bytes copied so far host -> device and device -> host (the pixels of every plane
+  // copied; 0 on the CPU). Read on the graph's thread.
+  virtual std::int64_t bytes_uploaded() const = 0;
+  virtual std::int64_t bytes_downloaded() const = 0;
 
   // Bracket one stage's work for the frame in `slot`, to time it (host clock on the CPU,
   // CUDA events on the device). `node` is the stage's index in the graph.

@@ -59,11 +59,21 @@ class CudaFrameSlots final : public FrameSlots {
   int count() const override { return static_cast<int>(slots_.size()); }
   FrameContext& context(int slot) override { return slots_[slot]->context; }
 
-  Frame to_device(const Frame& frame, int slot) override {
+  Frame to_device(const Frame& frame, int slot, bool with_chroma) override {
     if (frame.location == MemoryLocation::Device) return device_frame(frame, slot);
-    Frame out = pool(device_pools_, frame, device_memory_).acquire();
+    auto& frames = pool(device_pools_, frame, device_memory_);
+    Frame out;
+    if (with_chroma) {
+      out = frames.acquire();
+    } else {
+      out.width = frame.width;
+      out.height = frame.height;
+      out.location = MemoryLocation::Device;
+      out.device = device_memory_.device;
+      out.planes[0] = frames.acquire_luma();
+    }
     out.copy_timing_from(frame);
-    copy_planes(frame, out, cudaMemcpyHostToDevice, slot);
+    for (int p = 0; p < (with_chroma ? 3 : 1); ++p) copy_plane(frame.planes[p], out.planes[p], cudaMemcpyHostToDevice, slot);
     return out;
   }
 
@@ -71,9 +81,21 @@ class CudaFrameSlots final : public FrameSlots {
     if (frame.location == MemoryLocation::Host) return frame;
     Frame out = pool(pinned_pools_, frame, pinned_memory_).acquire();
     out.copy_timing_from(frame);
-    copy_planes(frame, out, cudaMemcpyDeviceToHost, slot);
+    for (int p = 0; p < 3; ++p) copy_plane(frame.planes[p], out.planes[p], cudaMemcpyDeviceToHost, slot);
     return out;
   }
+
+  Plane plane_to_host(const Frame& frame, int plane, int slot) override {
+    const Plane& from = frame.planes[plane];
+    if (frame.location == MemoryLocation::Host) return from;
+    auto& frames = pool(pinned_pools_, frame, pinned_memory_);
+    Plane out = plane == 0 ? frames.acquire_luma() : frames.acquire_chroma();
+    copy_plane(from, out, cudaMemcpyDeviceToHost, slot);
+    return out;
+  }
+
+  std::int64_t bytes_uploaded() const override { return bytes_uploaded_; }
+  std::int64_t bytes_downloaded() const override { return bytes_downloaded_; }
 
   void wait_idle() noexcept override {
     for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
@@ -142,13 +164,11 @@ class CudaFrameSlots final : public FrameSlots {
     return out;
   }
 
-  void copy_planes(const Frame& from, Frame& to, cudaMemcpyKind kind, int slot) {
-    for (std::size_t p = 0; p < from.planes.size(); ++p) {
-      const auto& src = from.planes[p];
-      auto& dst = to.planes[p];
-      FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, static_cast<std::size_t>(src.width),
-                                      src.height, kind, slots_[slot]->stream.get()));
-    }
+  void copy_plane(const Plane& src, Plane& dst, cudaMemcpyKind kind, int slot) {
+    FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, static_cast<std::size_t>(src.width),
+                                    src.height, kind, slots_[slot]->stream.get()));
+    const auto bytes = static_cast<std::int64_t>(src.width) * src.height;
+    (kind == cudaMemcpyHostToDevice ? bytes_uploaded_ : bytes_downloaded_) += bytes;
   }
 
   void record(int slot, int node, bool begin) {
@@ -165,6 +185,8 @@ class CudaFrameSlots final : public FrameSlots {
   Pools device_pools_;
   Pools pinned_pools_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::int64_t bytes_uploaded_ = 0;  // the graph's thread alone
+  std::int64_t bytes_downloaded_ = 0;
 };
 
 }  // namespace

@@ -84,6 +84,12 @@ std::string stats_to_json(const RunStats& stats) {
                          {"wait_ms", stats.wait_ms},
                          {"enqueue_us_per_frame", 1000.0 * stats.enqueue_ms / frames},
                          {"wait_us_per_frame", 1000.0 * stats.wait_ms / frames}};
+  doc["host"] = {{"cpu_ms", stats.host_cpu_ms},
+                 {"cpu_ms_per_frame", stats.host_cpu_ms / frames},
+                 {"bytes_uploaded", stats.bytes_uploaded},
+                 {"bytes_downloaded", stats.bytes_downloaded},
+                 {"upload_bytes_per_frame", static_cast<double>(stats.bytes_uploaded) / frames},
+                 {"download_bytes_per_frame", static_cast<double>(stats.bytes_downloaded) / frames}};
   return doc.dump(2);
 }
 
@@ -118,6 +124,12 @@ std::string stats_summary(const RunStats& stats) {
                         s.reconnect->gaps_total, s.reconnect->gaps_total == 1 ? "" : "s", s.reconnect->reconnects,
                         s.reconnect->reconnects == 1 ? "" : "s", s.reconnect->total_gap_ms / 1000.0,
                         s.reconnect->longest_gap_ms / 1000.0);
+  }
+  if (stats.frames > 0 && stats.bytes_uploaded + stats.bytes_downloaded > 0) {
+    const double frames = static_cast<double>(stats.frames);
+    text += fmt::format("  host: {:.2f} ms CPU a frame (the run's threads); PCIe {:.2f} MB up, {:.2f} MB down a frame\n",
+                        stats.host_cpu_ms / frames, static_cast<double>(stats.bytes_uploaded) / frames / 1e6,
+                        static_cast<double>(stats.bytes_downloaded) / frames / 1e6);
   }
   if (const auto& latency = stats.latency_ms; latency.count() > 0)
     text += fmt::format("  latency p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n", latency.percentile(50),

@@ -54,6 +54,13 @@ struct RunStats {
   // Enqueue time is what capturing a slot's work into a CUDA Graph could at most save.
   double enqueue_ms = 0;
   double wait_ms = 0;
+  // The host side of the frames: CPU time of the run's own threads (the graph's, each
+  // source's and each sink's, while frames flowed: decoding, uploads and launches, the
+  // encoder's input copies; not FFmpeg's worker threads), and the bytes copied between host
+  // and device (PCIe; 0 on the CPU).
+  double host_cpu_ms = 0;
+  std::int64_t bytes_uploaded = 0;
+  std::int64_t bytes_downloaded = 0;
 
   double fps() const { return wall_seconds > 0 ? static_cast<double>(frames) / wall_seconds : 0.0; }
 };

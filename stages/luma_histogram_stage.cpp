@@ -104,6 +104,8 @@ StageSpec luma_histogram_stage_spec() {
   StageSpec spec;
   spec.type = "luma_histogram";
   spec.help = "writes 256 luma bins, the mean and the Otsu threshold of every frame; passes frames through";
+  // Reads the luma and passes the whole frame through.
+  spec.planes = {.luma = PlaneOrigin::FirstInput, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
   spec.params = {
       {.name = "output", .type = ParamType::Path, .help = "file for one row per frame (.jsonl or .csv)"},
       {.name = "format", .type = ParamType::Enum, .help = "row format; auto follows the output's extension",

@@ -41,6 +41,8 @@ StageSpec mean_smooth_stage_spec() {
   StageSpec spec;
   spec.type = "mean_smooth";
   spec.help = "mean of the luma over a (2r+1)x(2r+1) window, border replicate; cost independent of r";
+  // Works on the luma; the chroma passes through.
+  spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
   spec.params = {
       {.name = "radius", .type = ParamType::Int, .help = "window radius r",
        .default_value = std::int64_t{2}, .range = {.min = 1, .max = 1024}, .cuda_max = cuda::kMeanSmoothMaxRadius},

@@ -30,6 +30,8 @@ StageSpec nlmeans_stage_spec() {
   spec.help = "non-local means denoising of the luma: patch-similarity weighted mean over a search window";
   // The ranges of patch and search are the CUDA kernel's limits (cuda/limits.hpp), applied
   // on every device so that a pipeline that validates runs on either.
+  // Works on the luma; the chroma passes through.
+  spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
   spec.params = {
       {.name = "h", .type = ParamType::Float, .help = "filtering strength: larger removes more noise (and detail)",
        .default_value = 10.0, .range = {.min = 0, .max = 1000, .min_exclusive = true}},

@@ -54,6 +54,8 @@ StageSpec pyramid_fusion_stage_spec() {
   spec.help = "fuses two inputs' luma through Laplacian pyramids (keeps the first input's chroma)";
   spec.min_inputs = 2;
   spec.max_inputs = 2;
+  // Fuses the luma; the first input's chroma passes through.
+  spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
   spec.params = {
       {.name = "levels", .type = ParamType::Int, .help = "pyramid levels, the base level included",
        .default_value = std::int64_t{5}, .range = {.min = 1, .max = cuda::kMaxFusionLevels}},

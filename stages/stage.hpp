@@ -109,6 +109,25 @@ struct ParamIssue {
   std::string message;
 };
 
+// Where a processing stage's output plane comes from. The executor moves across PCIe only
+// the planes that some stage wrote: a plane passed through comes to a sink from the host
+// copy it started as (the decoded frame), and neutral chroma from a host plane of 128s.
+enum class PlaneOrigin {
+  Computed,    // the stage writes it (on the pipeline's device); the safe default
+  FirstInput,  // the first input's plane, by reference: not changed, not read
+  Neutral,     // chroma only: 128 everywhere (grey), the same bytes every frame
+};
+
+// What a processing stage does with the planes (sources and sinks leave it as it is). A
+// declaration the executor relies on: it checks FirstInput on every frame (the same plane
+// must come out), and a stage with reads_chroma false gets inputs whose chroma planes may
+// be empty on a GPU (no upload).
+struct PlaneUse {
+  PlaneOrigin luma = PlaneOrigin::Computed;
+  PlaneOrigin chroma = PlaneOrigin::Computed;
+  bool reads_chroma = true;  // its work reads its inputs' chroma
+};
+
 struct StageSpec {
   std::string type;  // the YAML `type`
   std::string help;  // one line
@@ -116,6 +135,7 @@ struct StageSpec {
   int min_inputs = 1;
   int max_inputs = 1;
   std::vector<ParamSpec> params;
+  PlaneUse planes;  // processing stages: which planes it writes and reads
   // Checks between parameters that the table cannot express (may be empty).
   std::function<std::vector<ParamIssue>(const StageParams&)> check;
   std::function<std::unique_ptr<Stage>(const StageParams&, const StageContext&)> create;

@@ -30,6 +30,8 @@ StageSpec thinning_stage_spec() {
   StageSpec spec;
   spec.type = "thinning";
   spec.help = "binarizes the luma (value > threshold) and thins it to a skeleton (Zhang-Suen); output 0/255";
+  // A skeleton is black and white: neutral chroma (both backends' ops make it once).
+  spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::Neutral, .reads_chroma = false};
   spec.params = {
       {.name = "threshold", .type = ParamType::Int,
        .help = "binarization threshold, or otsu to compute it per frame from the histogram",

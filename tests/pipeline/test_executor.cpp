@@ -70,6 +70,21 @@ stages:
   EXPECT_FALSE(stats.interrupted);
 }
 
+// The host side of a CPU run: its threads' CPU time, and nothing crossing PCIe.
+TEST_F(ExecutorTest, ACpuRunReportsItsHostTimeAndNoPcieBytes) {
+  const auto stats = run(R"(input: testsrc://48x32@10?noise=5&frames=5
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: DIR/out.y4m}
+  - {id: again, type: encode, input: smooth, output: DIR/again.mp4}
+)");
+  EXPECT_EQ(stats.frames, 5);
+  EXPECT_GT(stats.host_cpu_ms, 0.0);
+  EXPECT_EQ(stats.bytes_uploaded, 0);
+  EXPECT_EQ(stats.bytes_downloaded, 0);
+  EXPECT_EQ(frames_in(dir_ / "out.y4m"), 5);
+}
+
 TEST_F(ExecutorTest, SeveralSourcesEndWithTheShortest) {
   const auto stats = run(R"(stages:
   - {id: a, type: decode, uri: "testsrc://40x30@10?frames=7"}

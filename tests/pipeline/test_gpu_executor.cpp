@@ -79,6 +79,7 @@ class GpuExecutorTest : public ::testing::Test {
       const auto stats = run_pipeline(definition, gpu ? Device{DeviceKind::Cuda, 0} : Device{},
                                       gpu ? gpu_options : RunOptions{});
       EXPECT_FALSE(stats.interrupted);
+      (gpu ? gpu_stats_ : cpu_stats_) = stats;
     }
   }
 
@@ -102,6 +103,8 @@ class GpuExecutorTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  RunStats cpu_stats_;  // the last run_both's
+  RunStats gpu_stats_;
 };
 
 // Deterministic: each slot's stream is held by a spin kernel right before the upload, so the
@@ -185,6 +188,49 @@ stages:
   EXPECT_EQ(read_lines(dir_ / "gpu" / "hist.jsonl"), cpu_rows);
   for (const char* name : {"smooth.y4m", "fused.y4m", "skel.y4m", "fixed.y4m", "grid.y4m"})
     expect_same_frames(name, kFrames, 0, 0.0);
+}
+
+// The host side of a frame (pipeline/host_copies): chroma that no stage changed neither
+// goes up nor comes down (the sinks take the decoded frame's), thinning's neutral chroma is
+// made on the host, and the two sinks of one node share one download — the outputs still
+// the CPU's, byte for byte. 96x64: luma 6144 bytes a frame.
+TEST_F(GpuExecutorTest, OnlyTheLumaStagesWroteCrossesPcieOncePerNode) {
+  FP_REQUIRE_GPU();
+  constexpr int kFrames = 6;
+  constexpr std::int64_t kLuma = 96 * 64;
+  run_both("input: testsrc://96x64@30?noise=20&frames=" + std::to_string(kFrames) + R"(
+stages:
+  - {id: smooth, type: mean_smooth, radius: 2}
+  - {id: skel, type: thinning, input: smooth, threshold: otsu}
+  - {id: a, type: encode, input: smooth, output: OUT/a.y4m}
+  - {id: b, type: encode, input: smooth, output: OUT/b.y4m}
+  - {id: c, type: encode, input: skel, output: OUT/c.y4m}
+  - {id: d, type: encode, input: input, output: OUT/d.y4m}
+)",
+           RunOptions{});
+  EXPECT_EQ(gpu_stats_.bytes_uploaded, kFrames * kLuma);        // the luma alone goes up
+  EXPECT_EQ(gpu_stats_.bytes_downloaded, kFrames * 2 * kLuma);  // smooth's luma once, skel's once
+  EXPECT_EQ(cpu_stats_.bytes_uploaded + cpu_stats_.bytes_downloaded, 0);
+  for (const char* name : {"a.y4m", "b.y4m", "c.y4m", "d.y4m"}) expect_same_frames(name, kFrames, 0, 0.0);
+}
+
+// A stage that reads chroma (tile) still gets it on the device, and its chroma comes down.
+TEST_F(GpuExecutorTest, ChromaGoesUpForAStageThatReadsIt) {
+  FP_REQUIRE_GPU();
+  constexpr int kFrames = 4;
+  constexpr std::int64_t kLuma = 96 * 64;
+  constexpr std::int64_t kFrame = kLuma + 2 * (48 * 32);
+  run_both("input: testsrc://96x64@30?noise=20&frames=" + std::to_string(kFrames) + R"(
+stages:
+  - {id: smooth, type: mean_smooth, radius: 2}
+  - {id: grid, type: tile, inputs: [input, smooth], columns: 2}
+  - {id: e, type: encode, input: grid, output: OUT/grid.y4m}
+)",
+           RunOptions{});
+  EXPECT_EQ(gpu_stats_.bytes_uploaded, kFrames * kFrame);
+  const std::int64_t grid = gpu_stats_.bytes_downloaded / kFrames;  // the grid's whole frame
+  EXPECT_GT(grid, 2 * kLuma);
+  expect_same_frames("grid.y4m", kFrames, 0, 0.0);
 }
 
 }  // namespace

@@ -141,3 +141,26 @@ TEST(LatencyHistogram, SinceGivesTheRecentWindowAlone) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(RunStatsJson, HostSideIsReportedPerFrame) {
+  RunStats stats;
+  stats.frames = 4;
+  stats.host_cpu_ms = 10;
+  stats.bytes_uploaded = 4 * 1000;
+  stats.bytes_downloaded = 4 * 250;
+  const auto doc = nlohmann::json::parse(stats_to_json(stats));
+  const auto& host = doc.at("host");
+  EXPECT_DOUBLE_EQ(host.at("cpu_ms").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(host.at("cpu_ms_per_frame").get<double>(), 2.5);
+  EXPECT_EQ(host.at("bytes_uploaded").get<std::int64_t>(), 4000);
+  EXPECT_EQ(host.at("bytes_downloaded").get<std::int64_t>(), 1000);
+  EXPECT_DOUBLE_EQ(host.at("upload_bytes_per_frame").get<double>(), 1000.0);
+  EXPECT_DOUBLE_EQ(host.at("download_bytes_per_frame").get<double>(), 250.0);
+  EXPECT_NE(stats_summary(stats).find("PCIe 0.00 MB up"), std::string::npos) << stats_summary(stats);
+}
+
+}  // namespace
+}  // namespace fp
