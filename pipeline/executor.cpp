@@ -187,7 +187,7 @@ class Run {
   void set_up() {
     check_output_paths();
     for (auto* producer : producers_) producer->prepare(input_infos(*producer));
-    for (auto* sink : sinks_) sink->open(nodes_[sink->input()]->info, stop_requested());
+    for (auto* sink : sinks_) sink->open(nodes_[sink->input()]->info, [this] { return stop_requested(); });
   }
 
   // Every output file can be created: a missing or read-only directory fails the run here,

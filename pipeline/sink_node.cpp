@@ -15,11 +15,11 @@ SinkNode::SinkNode(std::size_t index, const GraphNode& graph, std::unique_ptr<St
                    OutputFailures& failures)
     : RunNode(index, graph), stage_(std::move(stage)), monitor_(monitor), failures_(failures) {}
 
-void SinkNode::open(const VideoInfo& input, bool stop_requested) {
+void SinkNode::open(const VideoInfo& input, const std::function<bool()>& stop_requested) {
   try {
     sink().open(input);
   } catch (...) {
-    if (stop_requested) throw;
+    if (stop_requested()) throw;
     // The path was checked, so this is the file failing (a full disk refusing the header),
     // its encoder, or a receiver that cannot be reached: the other outputs go on without it.
     failures_.failed(index(), timing.id, std::current_exception());

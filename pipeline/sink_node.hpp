@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "pipeline/bounded_queue.hpp"
@@ -26,8 +27,9 @@ class SinkNode final : public RunNode {
 
   // Opens the output for its input's stream. A failure (the file, its encoder, a receiver
   // that cannot be reached) leaves this output out and the others go on; a connect that a
-  // stop request ended rethrows (the stop the user asked for, not a failed output).
-  void open(const VideoInfo& input, bool stop_requested);
+  // stop request ended rethrows (the stop the user asked for, not a failed output): asked
+  // after the failure, since the stop comes while the connect waits.
+  void open(const VideoInfo& input, const std::function<bool()>& stop_requested);
   bool opened() const { return opened_; }
   std::string output_path() { return sink().output_path(); }
 
