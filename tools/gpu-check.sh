@@ -21,8 +21,9 @@
 # "memcheck racecheck synccheck"), SANITIZER_JOBS, SANITIZER_TIMEOUT (seconds per process),
 # SANITIZER_MATCH (an extended regex on "binary Suite.Test": only the GPU tests it matches
 # run under the tools, e.g. the tests of what a change touched; the pipeline runs always do),
-# NVDEC_TOOLS (default "memcheck synccheck": the tools the 4-stream NVDEC run goes under) and
-# NVDEC_REPEAT (default 1: how many times it runs under each).
+# NVDEC_TOOLS (default "memcheck synccheck": the tools the 4-stream NVDEC run goes under),
+# NVDEC_REPEAT (default 1: how many times it runs under each) and BENCH_BOUNDS (default auto:
+# the bench's --bounds; "estimate" leaves out Nsight Compute's pass over every kernel).
 # Extra arguments go to ctest (e.g. -R GpuExecutor).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -224,7 +225,7 @@ if [[ $steps == *" pipelines "* ]]; then
 fi
 build-gpu/bin/framepipe --version
 if [[ $steps == *" bench "* ]]; then
-  build-gpu/bin/framepipe bench --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
+  build-gpu/bin/framepipe bench --bounds "${BENCH_BOUNDS:-auto}" --json "$logs/bench.json" >"$logs/bench.txt" 2>&1
   rc=$?
   echo "bench: exit $rc"
   cat "$logs/bench.txt"
