@@ -14,8 +14,11 @@ streams_list=${STREAMS:-32 48}
 frames=${FRAMES:-100}
 rounds=${ROUNDS:-2}
 device=${DEVICE:-cuda:0}
+builds=()
+for fp in "$@"; do builds+=("$(realpath "$fp")"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1  # the histogram's file ("null") and the stats stay in the work folder
 cat >"$work/five.yaml" <<'EOF'
 input: testsrc://1920x1080@30
 stages:
@@ -31,7 +34,7 @@ for n in $streams_list; do
   args=()
   for ((i = 0; i < n; ++i)); do args+=(-i "testsrc://1920x1080@30?noise=20&frames=$frames&loop=30"); done
   for ((r = 1; r <= rounds; ++r)); do
-    for fp in "$@"; do
+    for fp in "${builds[@]}"; do
       t0=$(date +%s.%N)
       if ! "$fp" run "$work/five.yaml" "${args[@]}" --device "$device" -q --stats-json "$work/stats.json" >"$work/run.log" 2>&1; then
         echo "$fp N=$n: failed"; tail -5 "$work/run.log"; status=1; continue
