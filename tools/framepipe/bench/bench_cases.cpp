@@ -106,41 +106,40 @@ ThinningInput thinning_input(int w, int h) {
 // The work models of `--bounds estimate`: what each case's kernels must do per run, so that
 // the measured median becomes a percentage of the device's peak (kernel_bounds.hpp). Bytes
 // are each case's min_bytes. Instruction counts that no simple count of the code gives are
-// calibrated on Nsight Compute's profiles of commit f7460b9 on an H100 at 1080p
-// (docs/bench/h100-f7460b9-ncu.md: warp instructions = executed IPC (elapsed) x elapsed
-// cycles x 132 SMs); a kernel rewritten since drifts from its model, which `--bounds ncu`
-// does not. Kernels whose work is moving bytes get no instruction model (sm: null).
+// Nsight Compute's smsp__inst_executed.sum (warp instructions) for the kernels of commit
+// 212b006 on an H100 at 1080p (docs/bench/h100-212b006-issue21.md); a kernel rewritten since
+// drifts from its model, which `--bounds ncu` does not. Kernels whose work is moving bytes
+// get no instruction model (sm: null).
 // The estimate's sm figure is issue-slot use (IPC / 4); ncu's "SM throughput" is the busiest
-// of the SM's units, never lower: thinning issues in 38% of its slots while its integer
-// pipes are 59% busy (docs/bench/h100-34ded9e-bounds-*.json). nlmeans' per-offset count
-// comes from patch 7 (nlmeans_kernel<3>); a smaller patch costs fewer instructions an
-// offset, so the model reads high there (patch 3: 90% estimated, ncu 74%; patch 5: 78, 76).
+// of the SM's units, never lower: thinning issues in ~40% of its slots while its integer
+// pipes are ~60% busy. nlmeans' per-offset count comes from patch 7 (nlmeans_kernel<3>); a
+// smaller patch costs fewer instructions an offset, so the model reads high there.
 
-// nlmeans: per pixel and search offset (s^2 of them), 0.555 warp instructions at patch 7
-// (the patch sums are running sums; smaller patches need somewhat fewer) = 17.8 thread instructions
-// (3.045 x 1,263,000 cycles x 132 SMs = 5.08e8 for 1920x1080 x 441 offsets), and one
-// ex2.approx on the XU (fast_exp2 in cuda/nlmeans.cu) for the weight.
+// nlmeans: per pixel and search offset (s^2 of them), 0.385 warp instructions at patch 7
+// = 12.3 thread instructions (351,987,688 for 1920x1080 x 441 offsets), and one ex2.approx
+// on the XU (fast_exp2 in cuda/nlmeans.cu) for the weight.
 WorkModel nlmeans_work(double pixels, int search) {
   const double pixel_offsets = pixels * search * search;
-  return {"nlmeans_kernel", pixel_offsets * 0.555, pixel_offsets,
-          fmt::format("{} offsets a pixel: 0.555 warp instructions (ncu f7460b9) and 1 XU exp2 each", search * search)};
+  return {"nlmeans_kernel", pixel_offsets * 0.385, pixel_offsets,
+          fmt::format("{} offsets a pixel: 0.385 warp instructions (ncu 212b006) and 1 XU exp2 each", search * search)};
 }
 
-// thinning: per pixel and Zhang-Suen pass, 0.209 warp instructions (bit-packed, 32 pixels a
-// word: 1.53 x 364,700 cycles x 132 SMs = 7.37e7 for 1920x1080 x 170 passes); no XU.
+// thinning: per pixel and Zhang-Suen pass, 0.196 warp instructions (bit-packed, 32 pixels a
+// word: 68,925,365 for 1920x1080 x 170 passes); no XU.
 WorkModel thinning_work(double pixels, int passes) {
-  return {"thinning_kernel", pixels * passes * 0.209, 0,
-          fmt::format("{} passes: 0.209 warp instructions a pixel a pass (ncu f7460b9)", passes)};
+  return {"thinning_kernel", pixels * passes * 0.196, 0,
+          fmt::format("{} passes: 0.196 warp instructions a pixel a pass (ncu 212b006)", passes)};
 }
 
-// pyramid_fusion: the level-0 collapse is the one kernel with real arithmetic (the CPU's
-// float operations, unfused): ~7.5 warp instructions a pixel (ncu f7460b9: 26.6 us = ~42,300
-// cycles x 132 SMs at IPC 3.0 while active, ~2.8 taken over the elapsed cycles = 1.56e7 for
-// 1920x1080); the smaller levels add 1/4 + 1/16 + ... = 1/3 of it (x 4/3); the reduces are
-// not counted. The small levels are bound by launch latency, which no count shows. No XU.
-WorkModel fusion_work(double pixels) {
-  return {"pyramid_fusion (all launches)", pixels * 7.5 * 4 / 3, 0,
-          "10 warp instructions a pixel (level-0 collapse from ncu f7460b9, x 4/3 for the levels)"};
+// pyramid_fusion, all five launches of 5 levels (two reduces, the top levels in one, two
+// collapses): 13.8 warp instructions a level-0 pixel with max_energy (28,562,850 for
+// 1920x1080; the level-0 collapse alone 7.2: the CPU's float operations, unfused), 9.8 with
+// average (20,218,545: no energy sums). The small levels are bound by latency, which no
+// count shows. No XU.
+WorkModel fusion_work(double pixels, bool max_energy) {
+  const double per_pixel = max_energy ? 13.8 : 9.8;
+  return {"pyramid_fusion (all launches)", pixels * per_pixel, 0,
+          fmt::format("{} warp instructions a pixel, all launches (ncu 212b006)", per_pixel)};
 }
 
 // luma_histogram, mean_smooth and tile read and write bytes with a few instructions each:
@@ -218,7 +217,7 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::str
                                   cuda::pyramid_fusion(x.inputs->next(), x.inputs_b->next(), x.output.view(), p,
                                                        x.workspace.get(), bytes, s);
                                 }));
-      cases.back().work = fusion_work(pixels);
+      cases.back().work = fusion_work(pixels, rule == ops::FusionRule::MaxEnergy);
     }
   }
   if (wanted("thinning")) {
