@@ -70,7 +70,7 @@ struct Config {
   static constexpr int kMinBlocksPerSm = MinBlocks;
 };
 
-// Two tunings per patch radius, measured on an H100 at 1080p (docs/bench/h100-*-nlmeans-tuning.md):
+// Two tunings per patch radius, measured on an H100 at 1080p (docs/bench/h100-212b006-issue21.md):
 // `Wide` visits the offsets in groups of more dy (fewer partner-row loads per offset: shared
 // memory bandwidth is what the kernel waits on beside instruction issue, so loads matter more
 // than their count of instructions says) and more output rows per thread (fewer of the 2K
