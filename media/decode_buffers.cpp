@@ -1,5 +1,7 @@
 #include "media/decode_buffers.hpp"
 
+#include "media/plane_buffer.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -20,24 +22,6 @@ constexpr std::size_t kAlignment = 64;
 // Rows past the padded height: some motion-compensation routines read a row or two beyond a
 // plane's last one (FFmpeg's own pool adds bytes at the end for the same reason).
 constexpr int kSlackRows = 2;
-
-// ThreadSanitizer's view of the hand-over through libavutil's reference count (reader_done).
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* address);
-extern "C" void __tsan_release(void* address);
-void tsan_acquire(void* address) { __tsan_acquire(address); }
-void tsan_release(void* address) { __tsan_release(address); }
-#else
-void tsan_acquire(void*) {}
-void tsan_release(void*) {}
-#endif
-
-// One pooled plane lent to FFmpeg: back to its pool when FFmpeg frees the buffer, after
-// every reader's reader_done.
-void give_back(void* opaque, std::uint8_t* data) {
-  tsan_acquire(data);
-  delete static_cast<Plane*>(opaque);
-}
 
 }  // namespace
 
@@ -84,16 +68,13 @@ int DecodeBuffers::get_buffer(AVCodecContext* decoder, AVFrame* frame, int flags
         for (int q = 0; q < p; ++q) av_buffer_unref(&frame->buf[q]);
         return avcodec_default_get_buffer2(decoder, frame, flags);
       }
-      auto lent = std::make_unique<Plane>(std::move(plane));
-      frame->buf[p] = av_buffer_create(lent->data, static_cast<std::size_t>(lent->pitch) * lent->height, &give_back,
-                                       lent.get(), 0);
+      frame->buf[p] = lend_plane(plane, 0);
       if (frame->buf[p] == nullptr) {
         for (int q = 0; q < p; ++q) av_buffer_unref(&frame->buf[q]);
         return AVERROR(ENOMEM);
       }
-      frame->data[p] = lent->data;
-      frame->linesize[p] = static_cast<int>(lent->pitch);
-      lent.release();  // the buffer owns it now
+      frame->data[p] = plane.data;
+      frame->linesize[p] = static_cast<int>(plane.pitch);
     }
   } catch (...) {
     // Out of (page-locked) memory: the decoder reports the error for this picture.
@@ -104,9 +85,6 @@ int DecodeBuffers::get_buffer(AVCodecContext* decoder, AVFrame* frame, int flags
   return 0;
 }
 
-void DecodeBuffers::reader_done(const AVFrame* frame) {
-  for (const AVBufferRef* buf : frame->buf)
-    if (buf != nullptr) tsan_release(buf->data);
-}
+void DecodeBuffers::reader_done(const AVFrame* frame) { plane_buffers_released(frame); }
 
 }  // namespace fp
