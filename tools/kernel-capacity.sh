@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The kernels' capacity of several framepipe builds side by side, in one run on one GPU: N
-# testsrc streams (1080p, noise as a camera's, no decoding) through tools/stream-bench.sh's
-# five stages in one process, frames over wall time, each build ROUNDS times in turn so that
-# clocks and neighbours weigh on all alike. This is stream-bench's "kernel-capacity" row,
+# testsrc streams (1080p, noise as a camera's, no decoding) through tools/five-stages.yaml in
+# one process, frames over wall time, each build ROUNDS times in turn so that clocks and
+# neighbours weigh on all alike. This is stream-bench's "kernel-capacity" row,
 # for comparing an old build with a new one (issue 21: old and new in the same call).
 #
 #   tools/kernel-capacity.sh FRAMEPIPE... (env: STREAMS "32 48", FRAMES 100 per stream, ROUNDS 2,
@@ -14,20 +14,13 @@ streams_list=${STREAMS:-32 48}
 frames=${FRAMES:-100}
 rounds=${ROUNDS:-2}
 device=${DEVICE:-cuda:0}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 builds=()
 for fp in "$@"; do builds+=("$(realpath "$fp")"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1  # the histogram's file ("null") and the stats stay in the work folder
-cat >"$work/five.yaml" <<'EOF'
-input: testsrc://1920x1080@30
-stages:
-  - {id: hist,    type: luma_histogram, output: null}
-  - {id: denoise, type: nlmeans, input: input, h: 10, patch: 7, search: 21}
-  - {id: fused,   type: pyramid_fusion, inputs: [input, denoise], levels: 5, rule: max_energy}
-  - {id: smooth,  type: mean_smooth, input: input, radius: 2}
-  - {id: skel,    type: thinning, input: smooth, threshold: otsu}
-EOF
+cp "$here/five-stages.yaml" "$work/five.yaml"
 status=0
 results=$work/results.txt
 for n in $streams_list; do

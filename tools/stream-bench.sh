@@ -94,16 +94,7 @@ input: camera.mp4
 stages:
   - {id: hist, type: luma_histogram, output: null}
 EOF
-cat >five.yaml <<'EOF'
-device: cuda:0
-input: camera.mp4
-stages:
-  - {id: hist,    type: luma_histogram, output: null}
-  - {id: denoise, type: nlmeans, input: input, h: 10, patch: 7, search: 21}
-  - {id: fused,   type: pyramid_fusion, inputs: [input, denoise], levels: 5, rule: max_energy}
-  - {id: smooth,  type: mean_smooth, input: input, radius: 2}
-  - {id: skel,    type: thinning, input: smooth, threshold: otsu}
-EOF
+cp "$root/tools/five-stages.yaml" five.yaml
 
 # framepipe on the given arguments; records its frames (from --stats-json) over wall time.
 run_framepipe() {  # group row clip streams args...
