@@ -3,7 +3,7 @@
 # of its output. .ci/run calls it at the very end, after the summary: a CI log is often read
 # only from its tail, and there a failed step must say which test failed and why (ctest's own
 # --output-on-failure text sits hundreds of lines further up, among the other steps).
-#   tools/failed-tests.sh BUILD_DIR [LINES]      (LINES of output a test, default 40)
+#   tools/failed-tests.sh BUILD_DIR [LINES|all]      (LINES of output a test, default 40)
 # It reads LastTest.log, not LastTestsFailed.log: ctest leaves the latter in place after a
 # later run in which nothing failed.
 set -euo pipefail
@@ -21,8 +21,9 @@ awk -v lines="$lines" '
   /^Test time = / { out[n++] = $0; next }
   /^Test Failed\.$/ {
     failed++
-    printf "---- %s failed (last %d lines of its output)\n", name, lines
-    for (i = (n > lines ? n - lines : 0); i < n; i++) print out[i]
+    if (lines == "all") { printf "---- %s failed; its output:\n", name; from = 0 }
+    else { printf "---- %s failed (last %d lines of its output)\n", name, lines; from = (n > lines + 0 ? n - lines : 0) }
+    for (i = from; i < n; i++) print out[i]
   }
   END { if (!failed) print "no test failed in the last ctest run (look above for a build error or a skip check)" }
 ' "$log"

@@ -10,6 +10,15 @@
 # (line tables: reports keep file:line): -O1 -g1 compiles in about half the time of -O2 -g
 # on CI's two cores, and -O1 is the level AddressSanitizer's documentation suggests.
 #
+#
+# A test that fails without a sanitizer's report is run once more, alone (ctest
+# --rerun-failed): these builds run many times slower than release, so a test with a time
+# bound can miss it on a busy machine where nothing is wrong. A test that then passes does not
+# fail the step, but it is named as flaky, with its first output, in
+# build-PRESET/flaky-tests.txt, which .ci/run prints at the end of its log. A failure with a
+# sanitizer's report (AddressSanitizer, LeakSanitizer, ThreadSanitizer, UBSan's "runtime
+# error:") is never run again: it fails the step.
+#
 #   tools/run-sanitizers.sh [asan|tsan|all]      (default all)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +30,9 @@ case $which in
   asan | tsan) presets=("$which") ;;
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
+# What a sanitizer prints when it finds something, in a test's own output or in that of a
+# framepipe process the test ran (the tests print a failed child's output).
+sanitizer_report='ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:'
 status=0
 for preset in "${presets[@]}"; do
   start=$(date +%s)
@@ -28,8 +40,23 @@ for preset in "${presets[@]}"; do
   cmake --build --preset "$preset" -j"$(nproc)"
   built=$(date +%s)
   rc=0
+  skips=0
+  rm -f "build-$preset/flaky-tests.txt"
   ctest --preset "$preset" -j"$(nproc)" || rc=$?
-  "$root/tools/check-skips.sh" "build-$preset" '^a memory limit cannot be tested under a sanitizer' || rc=1
+  # Before any rerun: the skip check reads the whole run's log, which a rerun replaces.
+  "$root/tools/check-skips.sh" "build-$preset" '^a memory limit cannot be tested under a sanitizer' || skips=1
+  if [ $rc -ne 0 ]; then
+    first=$("$root/tools/failed-tests.sh" "build-$preset" all)
+    if grep -qE "$sanitizer_report" <<<"$first"; then
+      echo "sanitizers: $preset: a sanitizer reported an error: not run again"
+    elif ctest --preset "$preset" --rerun-failed; then
+      rc=0
+      { echo "$preset: failed, then passed when run again alone; the first try's output:"
+        tail -n 200 <<<"$first"; } >"build-$preset/flaky-tests.txt"
+      echo "sanitizers: $preset: FLAKY: $(grep -c '^---- ' <<<"$first") test(s) failed, then passed when run again; see build-$preset/flaky-tests.txt"
+    fi
+  fi
+  [ $skips -eq 0 ] || rc=1
   echo "sanitizers: $preset: build $((built - start)) s, tests $(($(date +%s) - built)) s, ctest exit $rc"
   [ $rc -eq 0 ] || status=1
 done
