@@ -18,7 +18,8 @@ class BackgroundRun {
   // Starts framepipe in `cwd` with `args`; its output goes to `cwd`/framepipe.log.
   BackgroundRun(const std::filesystem::path& cwd, const std::vector<std::string>& args);
   // Starts another program (a receiver such as ffmpeg) the same way; its output goes to
-  // `cwd`/`log_name`.
+  // `cwd`/`log_name`. Both return once the program runs (its exec succeeded), and throw
+  // when it cannot be run.
   BackgroundRun(const std::filesystem::path& cwd, const std::string& program, const std::vector<std::string>& args,
                 const std::string& log_name);
   ~BackgroundRun();
@@ -29,7 +30,14 @@ class BackgroundRun {
   // Waits up to `limit` seconds: the exit code (-1: still running, then killed; -2: killed
   // by a signal) and the seconds from the last signal (or the start) to the end.
   std::pair<int, double> wait(double limit);
+  // How it ended, for a failure's message: "exit N", "signal N (NAME)", or "running".
+  std::string how_it_ended() const;
   bool alive();
+  // Whether it has installed a handler for `sig` within time_bound(seconds) (Linux: the
+  // SigCgt mask in /proc/PID/status). A test that sends a signal to see it handled waits for
+  // this first: before its handler is there, a signal kills a program by default, and a
+  // sanitized program on a loaded machine can take over a second to get that far.
+  bool catches_within(int sig, double seconds);
   std::string output() const;  // everything it printed so far
   pid_t pid() const { return pid_; }
 

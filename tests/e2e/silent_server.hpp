@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/time_bound.hpp"
+
 namespace fp::test {
 
 class SilentServer {
@@ -32,6 +34,7 @@ class SilentServer {
         const int client = accept(listener_, nullptr, nullptr);
         if (client < 0) break;
         clients_.push_back(client);  // held open, never read or written
+        accepted_.fetch_add(1);
       }
     });
   }
@@ -45,6 +48,12 @@ class SilentServer {
   SilentServer(const SilentServer&) = delete;
   SilentServer& operator=(const SilentServer&) = delete;
   int port() const { return port_; }
+  // Whether a client has connected within time_bound(seconds). A test that signals a
+  // program "while it opens" waits for this first: a fixed sleep may end before a slow
+  // (sanitized, loaded) program has even reached its open, and then tests something else.
+  bool connected_within(double seconds) const {
+    return eventually([this] { return accepted_.load() > 0; }, seconds);
+  }
 
  private:
   int listener_ = -1;
@@ -52,6 +61,7 @@ class SilentServer {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   std::vector<int> clients_;
+  std::atomic<int> accepted_{0};
 };
 
 }  // namespace fp::test

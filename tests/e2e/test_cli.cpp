@@ -343,11 +343,13 @@ stages:
   - {id: hist, type: luma_histogram, output: hist.jsonl}
   - {id: out, type: encode, output: out.mp4}
 )");
+  // Made before fork: the child of a threaded process may not allocate before it execs.
+  const std::string bin = framepipe_binary();
+  const std::string cwd = dir.path().string();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    if (chdir(dir.path().c_str()) != 0) _exit(99);
-    const std::string bin = framepipe_binary();
+    if (chdir(cwd.c_str()) != 0) _exit(99);
     execl(bin.c_str(), bin.c_str(), "run", "p.yaml", "-q", static_cast<char*>(nullptr));
     _exit(98);
   }

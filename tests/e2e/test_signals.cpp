@@ -35,27 +35,30 @@ stages:
 
 void write_pipeline(const TempDir& dir) { std::ofstream(dir / "p.yaml") << kPipeline; }
 
-// SIGTERM 1.5 s into the open of a server that never answers: gone within 2 s, exit 130.
-void expect_prompt_stop_while_opening(const std::string& uri, int sig) {
+// A signal 1 s after framepipe connected to a server that never answers (it is waiting in
+// the open then): gone within 2 s, exit 130.
+void expect_prompt_stop_while_opening(const SilentServer& server, const std::string& uri, int sig) {
   TempDir dir("signals-open");
   write_pipeline(dir);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "-i", uri});
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
+                                           << run.output();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(sig);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << uri;
+  EXPECT_EQ(code, 130) << uri << ": " << run.how_it_ended() << "; its output:\n" << run.output();
   EXPECT_LT(seconds, time_bound(2.0)) << uri;
 }
 
 TEST(Signals, SigtermWhileOpeningASilentRtspServer) {
   SilentServer server;
-  expect_prompt_stop_while_opening("rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream", SIGTERM);
+  expect_prompt_stop_while_opening(server, "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream", SIGTERM);
 }
 
 TEST(Signals, SigintWhileOpeningASilentHttpServer) {
   SilentServer server;
-  expect_prompt_stop_while_opening("http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts", SIGINT);
+  expect_prompt_stop_while_opening(server, "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts", SIGINT);
 }
 
 // `framepipe probe` opens the URI as a run does, and a signal ends that open the same way.
@@ -63,11 +66,13 @@ TEST(Signals, SigintWhileProbingASilentHttpServer) {
   SilentServer server;
   TempDir dir("signals-probe");
   BackgroundRun run(dir.path(), {"probe", "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
+                                           << run.output();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
   EXPECT_LT(seconds, time_bound(2.0));
 }
 
@@ -78,11 +83,15 @@ TEST(Signals, SigintWhileReadingThePipeline) {
   TempDir dir("signals-load");
   ASSERT_EQ(mkfifo((dir / "p.yaml").c_str(), 0600), 0);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The handler is installed right before the pipeline is read; the open of the FIFO then
+  // waits for a writer, which never comes.
+  ASSERT_TRUE(run.catches_within(SIGINT, 10)) << "framepipe ended, or never handled SIGINT: " << run.how_it_ended()
+                                              << "\n" << run.output();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
   EXPECT_LT(seconds, time_bound(2.0));
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
@@ -123,7 +132,7 @@ TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
   ASSERT_GE(count_lines(dir / "hist.jsonl"), 10) << "no frames flowed:\n" << run.output();
   run.signal(SIGTERM);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
   EXPECT_LT(seconds, time_bound(2.0));
   const long long frames = count_frames(dir / "out.mp4");
   EXPECT_GE(frames, 10);
@@ -171,7 +180,7 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   ASSERT_TRUE(run.alive()) << "the first signal ended the run by itself; the test proves nothing:\n" << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.output();
+  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
   EXPECT_LT(seconds, time_bound(1.0));
 }
 

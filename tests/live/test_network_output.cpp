@@ -224,7 +224,9 @@ TEST(NetworkOutput, SigintWhileASilentServerHoldsTheConnectExitsAtOnce) {
   TempDir dir("netout-silent");
   write_pipeline(dir, 10, {"rtsp://127.0.0.1:" + std::to_string(silent.port()) + "/live"});
   BackgroundRun run(dir.path(), {"run", "p.yaml"});
-  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(silent.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
+                                           << run.output();
+  std::this_thread::sleep_for(500ms);
   ASSERT_TRUE(run.alive()) << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(10));

@@ -48,6 +48,10 @@ ChildResult run_with_timeout(const std::vector<std::string>& argv, double timeou
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Made before fork, like args: the child of a threaded process (bench has the CUDA
+  // runtime's threads) may call only async-signal-safe functions until it execs, so it
+  // must not allocate.
+  const std::string cannot_run = fmt::format("cannot run {}: ", argv[0]);
 
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -61,8 +65,10 @@ ChildResult run_with_timeout(const std::vector<std::string>& argv, double timeou
     ::dup2(fds[1], STDOUT_FILENO);
     ::dup2(fds[1], STDERR_FILENO);
     ::execvp(args[0], args.data());
-    const std::string message = fmt::format("cannot run {}: {}\n", argv[0], std::strerror(errno));
-    [[maybe_unused]] auto n = ::write(STDERR_FILENO, message.data(), message.size());
+    const char* why = strerrordesc_np(errno);  // a constant string: no allocation, no locale
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, cannot_run.data(), cannot_run.size());
+    if (why != nullptr) n = ::write(STDERR_FILENO, why, std::strlen(why));
+    n = ::write(STDERR_FILENO, "\n", 1);
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here, so that the group exists before any kill below
