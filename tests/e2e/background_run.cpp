@@ -26,8 +26,9 @@ BackgroundRun::BackgroundRun(const std::filesystem::path& cwd, const std::string
   // Everything the child needs is made here, before fork: the test process has threads of
   // its own (a silent server's, say), and a child of a threaded process may call only
   // async-signal-safe functions until it execs. An allocation there can wait forever on a
-  // lock that another thread held at the fork (AddressSanitizer's allocator did, in CI); the
-  // child then never became the program, and the test's signal killed a copy of the test.
+  // lock that another thread held at the fork: the child never becomes the program, and a
+  // test's signal then kills a copy of the test (one of the two ways CI's ASan run saw a
+  // signal test's child end by SIGTERM).
   const std::string dir = cwd.string();
   const std::string log = log_.string();
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
