@@ -30,8 +30,10 @@ class BackgroundRun {
   // Waits up to `limit` seconds: the exit code (-1: still running, then killed; -2: killed
   // by a signal) and the seconds from the last signal (or the start) to the end.
   std::pair<int, double> wait(double limit);
-  // How it ended, for a failure's message: "exit N", "signal N (NAME)", or "running".
+  // How it ended: "exit N", "signal N (NAME)", or "running".
   std::string how_it_ended() const;
+  // For a failure's message: how_it_ended(), then everything it printed.
+  std::string outcome() const { return how_it_ended() + "; its output:\n" + output(); }
   bool alive();
   // Whether it has installed a handler for `sig` within time_bound(seconds) (Linux: the
   // SigCgt mask in /proc/PID/status). A test that sends a signal to see it handled waits for

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
@@ -35,45 +36,38 @@ stages:
 
 void write_pipeline(const TempDir& dir) { std::ofstream(dir / "p.yaml") << kPipeline; }
 
-// A signal 1 s after framepipe connected to a server that never answers (it is waiting in
-// the open then): gone within 2 s, exit 130.
-void expect_prompt_stop_while_opening(const SilentServer& server, const std::string& uri, int sig) {
+// A signal 1 s after framepipe (`args`, a run or a probe) connected to a server that never
+// answers (it is waiting in the open then): gone within 2 s, exit 130.
+void expect_prompt_stop_while_opening(const SilentServer& server, const std::vector<std::string>& args, int sig) {
   TempDir dir("signals-open");
   write_pipeline(dir);
-  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "-i", uri});
-  ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
-                                           << run.output();
+  BackgroundRun run(dir.path(), args);
+  ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.outcome();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(sig);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << uri << ": " << run.how_it_ended() << "; its output:\n" << run.output();
-  EXPECT_LT(seconds, time_bound(2.0)) << uri;
+  EXPECT_EQ(code, 130) << run.outcome();
+  EXPECT_LT(seconds, time_bound(2.0)) << run.outcome();
 }
 
 TEST(Signals, SigtermWhileOpeningASilentRtspServer) {
   SilentServer server;
-  expect_prompt_stop_while_opening(server, "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream", SIGTERM);
+  const std::string uri = "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream";
+  expect_prompt_stop_while_opening(server, {"run", "p.yaml", "-q", "-i", uri}, SIGTERM);
 }
 
 TEST(Signals, SigintWhileOpeningASilentHttpServer) {
   SilentServer server;
-  expect_prompt_stop_while_opening(server, "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts", SIGINT);
+  const std::string uri = "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts";
+  expect_prompt_stop_while_opening(server, {"run", "p.yaml", "-q", "-i", uri}, SIGINT);
 }
 
 // `framepipe probe` opens the URI as a run does, and a signal ends that open the same way.
 TEST(Signals, SigintWhileProbingASilentHttpServer) {
   SilentServer server;
-  TempDir dir("signals-probe");
-  BackgroundRun run(dir.path(), {"probe", "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts"});
-  ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
-                                           << run.output();
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
-  run.signal(SIGINT);
-  const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
-  EXPECT_LT(seconds, time_bound(2.0));
+  const std::string uri = "http://127.0.0.1:" + std::to_string(server.port()) + "/video.ts";
+  expect_prompt_stop_while_opening(server, {"probe", uri}, SIGINT);
 }
 
 // The handler is there from the start: a signal while the pipeline file is still being read
@@ -85,13 +79,12 @@ TEST(Signals, SigintWhileReadingThePipeline) {
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
   // The handler is installed right before the pipeline is read; the open of the FIFO then
   // waits for a writer, which never comes.
-  ASSERT_TRUE(run.catches_within(SIGINT, 10)) << "framepipe ended, or never handled SIGINT: " << run.how_it_ended()
-                                              << "\n" << run.output();
+  ASSERT_TRUE(run.catches_within(SIGINT, 10)) << "framepipe ended, or never handled SIGINT: " << run.outcome();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing";
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
+  EXPECT_EQ(code, 130) << run.outcome();
   EXPECT_LT(seconds, time_bound(2.0));
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
@@ -132,7 +125,7 @@ TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
   ASSERT_GE(count_lines(dir / "hist.jsonl"), 10) << "no frames flowed:\n" << run.output();
   run.signal(SIGTERM);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
+  EXPECT_EQ(code, 130) << run.outcome();
   EXPECT_LT(seconds, time_bound(2.0));
   const long long frames = count_frames(dir / "out.mp4");
   EXPECT_GE(frames, 10);
@@ -180,7 +173,7 @@ TEST(Signals, SecondSignalExitsAtOnce) {
   ASSERT_TRUE(run.alive()) << "the first signal ended the run by itself; the test proves nothing:\n" << run.output();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(5.0));
-  EXPECT_EQ(code, 130) << run.how_it_ended() << "; its output:\n" << run.output();
+  EXPECT_EQ(code, 130) << run.outcome();
   EXPECT_LT(seconds, time_bound(1.0));
 }
 

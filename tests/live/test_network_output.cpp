@@ -224,8 +224,7 @@ TEST(NetworkOutput, SigintWhileASilentServerHoldsTheConnectExitsAtOnce) {
   TempDir dir("netout-silent");
   write_pipeline(dir, 10, {"rtsp://127.0.0.1:" + std::to_string(silent.port()) + "/live"});
   BackgroundRun run(dir.path(), {"run", "p.yaml"});
-  ASSERT_TRUE(silent.connected_within(10)) << "framepipe never connected: " << run.how_it_ended() << "\n"
-                                           << run.output();
+  ASSERT_TRUE(silent.connected_within(10)) << "framepipe never connected: " << run.outcome();
   std::this_thread::sleep_for(500ms);
   ASSERT_TRUE(run.alive()) << run.output();
   run.signal(SIGINT);
