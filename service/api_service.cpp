@@ -1,6 +1,7 @@
 #include "service/api_service.hpp"
 
 #include "service/deepstream_routes.hpp"
+#include "service/info_routes.hpp"
 #include "service/json_response.hpp"
 #include "service/probe_routes.hpp"
 #include "service/status_page.hpp"
@@ -17,6 +18,14 @@ ApiService::ApiService(StreamManager& manager, ApiServiceOptions options)
   context_.http_alive = [this] { return server_.running(); };
   add_stream_routes(server_, context_);
   add_probe_routes(server_, context_);
+  add_info_routes(server_, context_);
+  if (options_.probe_listen) {
+    HttpServerOptions probe_options;
+    probe_options.listen = *options_.probe_listen;
+    probe_server_ = std::make_unique<HttpServer>(std::move(probe_options));
+    add_probe_routes(*probe_server_, context_);
+    if (options_.on_request) probe_server_->on_request(options_.on_request);
+  }
   add_deepstream_routes(server_, context_);
   if (options_.metrics)
     server_.add_route("GET", "/metrics", [this](const httplib::Request&, httplib::Response& res) {
@@ -32,8 +41,23 @@ ApiService::ApiService(StreamManager& manager, ApiServiceOptions options)
   if (options_.on_request) server_.on_request(options_.on_request);
 }
 
-int ApiService::start() { return server_.start(); }
-void ApiService::stop() { server_.stop(); }
+int ApiService::start() {
+  const int port = server_.start();
+  if (probe_server_) {
+    try {
+      probe_port_ = probe_server_->start();
+    } catch (const std::runtime_error& e) {
+      server_.stop();
+      throw std::runtime_error(std::string("--probe-listen: ") + e.what());
+    }
+  }
+  return port;
+}
+
+void ApiService::stop() {
+  if (probe_server_) probe_server_->stop();
+  server_.stop();
+}
 void ApiService::begin_drain() { context_.draining = true; }
 
 }  // namespace fp::service

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace fp::service {
 
 struct ApiServiceOptions {
   HttpServerOptions http;
+  // A second listener answering only /livez and /readyz, with workers of its own (serve
+  // --probe-listen): what the API's clients do to the first cannot make the probes fail.
+  std::optional<ListenAddress> probe_listen;
   std::string default_pipeline;      // PUT without "pipeline", DeepStream's add
   std::string version;               // GET /v1/info
   std::vector<std::string> devices;  // GET /v1/info
@@ -34,6 +38,8 @@ class ApiService {
   ApiService(StreamManager& manager, ApiServiceOptions options);
   // Binds and serves; the port (the one taken for port 0). Throws std::runtime_error.
   int start();
+  // The probe listener's port once started; 0 without one.
+  int probe_port() const { return probe_port_; }
   void stop();
   // From now on /readyz says 503 and adds are refused with 503 "draining" (a signal's drain).
   void begin_drain();
@@ -42,6 +48,8 @@ class ApiService {
   ApiServiceOptions options_;
   ServiceContext context_;
   HttpServer server_;
+  std::unique_ptr<HttpServer> probe_server_;
+  int probe_port_ = 0;
 };
 
 }  // namespace fp::service

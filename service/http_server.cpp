@@ -9,6 +9,7 @@
 #include "pipeline/stream_manager.hpp"
 #include "service/bearer_token.hpp"
 #include "service/json_response.hpp"
+#include "service/request_framing.hpp"
 
 namespace fp::service {
 
@@ -36,6 +37,7 @@ const char* reason_of(int status) {
     case 405: return "method not allowed";
     case 413: return "request body too large";
     case 414: return "request URI too long";
+    case 431: return "request headers too large";
     case 503: return "service unavailable";
     default: return status >= 500 ? "internal error" : "request refused";
   }
@@ -43,7 +45,10 @@ const char* reason_of(int status) {
 
 }  // namespace
 
-HttpServer::HttpServer(HttpServerOptions options) : options_(std::move(options)), server_(options_.limits) {
+HttpServer::HttpServer(HttpServerOptions options)
+    : options_(std::move(options)),
+      browser_guard_(options_.listen, options_.allowed_hosts),
+      server_(options_.limits) {
   install_common_handlers();
 }
 
@@ -57,33 +62,23 @@ void HttpServer::install_common_handlers() {
   server_.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(options_.limits.request));
   server_.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(options_.limits.write));
 
-  // Before routing (and before a body is read): the token. Probes are registered with a
-  // marker below; OPTIONS is refused for every path, with no Access-Control-* header, so a
-  // browser on another origin is never allowed in.
+  // Before routing, and before a byte of the body is read: whatever refuses a request.
   server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (req.method == "OPTIONS") {
-      t_route = "OPTIONS";
-      send_error(res, 405, "method OPTIONS not allowed (no cross-origin access)");
-      res.set_header("Allow", "GET, PUT, POST, DELETE");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    if (options_.token.empty() || req.path == "/livez" || req.path == "/readyz")
-      return httplib::Server::HandlerResponse::Unhandled;
-    // The status page itself: a browser's navigation cannot send Authorization, and the page
-    // holds no data (it asks /v1/ for everything, with the token, which those routes check).
-    if (req.method == "GET" && req.path == "/") return httplib::Server::HandlerResponse::Unhandled;
-    if (bearer_token_matches(req.get_header_value("Authorization"), options_.token))
-      return httplib::Server::HandlerResponse::Unhandled;
-    t_route = "unauthorized";
-    send_error(res, 401, "missing or wrong bearer token (send Authorization: Bearer TOKEN)");
-    res.set_header("WWW-Authenticate", "Bearer realm=\"framepipe\"");
-    return httplib::Server::HandlerResponse::Handled;
+    return refused(req, res) ? httplib::Server::HandlerResponse::Handled : httplib::Server::HandlerResponse::Unhandled;
+  });
+  // A client that waits for "100 Continue" before sending its body gets the refusal
+  // instead, and never sends it.
+  server_.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return refused(req, res) ? res.status : 100;
   });
 
   // What httplib answers itself (no route: 404, a body over the limit: 413, a bad request
   // line: 400) gets the API's JSON error too.
   server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    // A budget ran out while httplib read the request: it says 400; say which.
+    if (res.status == 400 && request_overrun_on_this_thread() == RequestOverrun::headers) res.status = 431;
+    if (res.status == 400 && request_overrun_on_this_thread() == RequestOverrun::body) res.status = 413;
     std::string message = reason_of(res.status);
     if (res.status == 404) message = fmt::format("no route for {} {}", req.method, req.path.substr(0, 200));
     send_error(res, res.status, message);
@@ -107,11 +102,14 @@ void HttpServer::install_common_handlers() {
   });
 }
 
-void HttpServer::add_route(const std::string& method, const std::string& pattern, Handler handler, bool probe) {
-  (void)probe;  // probes are exempted from the token by path in the pre-routing handler
-  auto wrapped = [pattern, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+void HttpServer::add_route(const std::string& method, const std::string& pattern, Handler handler) {
+  auto wrapped = [this, pattern, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
     t_route = pattern;
     try {
+      // httplib checks a Content-Length against the limit, but not what a chunked body
+      // came to (its bytes were bounded as they arrived, guarded_server.hpp).
+      if (req.body.size() > options_.max_body_bytes)
+        throw HttpError(413, fmt::format("request body over {} bytes", options_.max_body_bytes));
       handler(req, res);
     } catch (const HttpError& e) {
       send_error(res, e.status(), e.what(), e.extra());
@@ -127,6 +125,56 @@ void HttpServer::add_route(const std::string& method, const std::string& pattern
   else if (method == "POST") server_.Post(regex, wrapped);
   else if (method == "DELETE") server_.Delete(regex, wrapped);
   else throw std::invalid_argument("HttpServer::add_route: unsupported method " + method);
+}
+
+void HttpServer::add_probe(const std::string& path, Handler handler) {
+  probes_.insert(path);
+  add_route("GET", path, std::move(handler));
+}
+
+bool HttpServer::refused(const httplib::Request& req, httplib::Response& res) const {
+  const auto refuse = [&](const char* route, int status, const std::string& message) {
+    t_route = route;
+    send_error(res, status, message);
+    return true;
+  };
+  if (const auto problem = framing_problem(req)) return refuse("bad_request", 400, "request framing: " + *problem);
+  // OPTIONS is refused for every path, with no Access-Control-* header, so a browser on
+  // another origin is never allowed in.
+  if (req.method == "OPTIONS") {
+    refuse("OPTIONS", 405, "method OPTIONS not allowed (no cross-origin access)");
+    res.set_header("Allow", "GET, PUT, POST, DELETE");
+    return true;
+  }
+  if (probes_.count(req.path)) {
+    if (req.method == "GET" || req.method == "HEAD") return false;
+    refuse("method_not_allowed", 405, fmt::format("{} answers GET and HEAD only", req.path));
+    res.set_header("Allow", "GET, HEAD");
+    return true;
+  }
+  if (!options_.token.empty()) {
+    // The status page itself: a browser's navigation cannot send Authorization, and the
+    // page holds no data (it asks /v1/ for everything, with the token, which those routes check).
+    if (req.method == "GET" && req.path == "/") return false;
+    if (bearer_token_matches(req.get_header_value("Authorization"), options_.token)) return false;
+    refuse("unauthorized", 401, "missing or wrong bearer token (send Authorization: Bearer TOKEN)");
+    res.set_header("WWW-Authenticate", "Bearer realm=\"framepipe\"");
+    return true;
+  }
+  // No token: keep web pages out (browser_guard.hpp). Prometheus scrapes by the address it
+  // was given, which may be any of the machine's.
+  if (req.path != "/metrics")
+    if (const auto problem = browser_guard_.host_problem(req.get_header_value("Host")))
+      return refuse("forbidden", 403, *problem);
+  if (const auto problem = browser_guard_.origin_problem(req.get_header_value("Origin")))
+    return refuse("forbidden", 403, *problem);
+  const bool changes_state = req.method != "GET" && req.method != "HEAD";
+  if (changes_state && req.method != "DELETE" &&
+      (req.get_header_value_count("Content-Type") != 1 || !is_json_content_type(req.get_header_value("Content-Type"))))
+    return refuse("unsupported_media_type", 415,
+                  fmt::format("{} needs Content-Type: application/json (a web page cannot send it to another site)",
+                              req.method));
+  return false;
 }
 
 void HttpServer::on_request(RequestObserver observer) { observer_ = std::move(observer); }

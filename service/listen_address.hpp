@@ -14,7 +14,7 @@ struct ListenAddress {
   std::string to_string() const;  // "127.0.0.1:8080", "[::1]:8080"
 };
 
-// Throws std::invalid_argument "--listen VALUE: REASON".
-ListenAddress parse_listen_address(const std::string& text);
+// Throws std::invalid_argument "OPTION VALUE: REASON" (OPTION: the option it came from).
+ListenAddress parse_listen_address(const std::string& text, const std::string& option = "--listen");
 
 }  // namespace fp::service

@@ -10,14 +10,12 @@ namespace fp::service {
 ListenAddress parse_metrics_address(const std::string& text) {
   const bool bare_port = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   const std::string address = bare_port ? "127.0.0.1:" + text : text;
+  // A bare port is named as typed: "--metrics 9100: ..." rather than the address made of it.
   try {
-    return parse_listen_address(address);
-  } catch (const std::invalid_argument& e) {
-    // parse_listen_address says "--listen ADDRESS: REASON"; this option is --metrics, as typed.
-    std::string message = e.what();
-    const std::string prefix = "--listen " + address;
-    if (message.rfind(prefix, 0) == 0) message = "--metrics " + text + message.substr(prefix.size());
-    throw std::invalid_argument(message);
+    return parse_listen_address(address, "--metrics");
+  } catch (const std::invalid_argument&) {
+    if (!bare_port) throw;
+    throw std::invalid_argument("--metrics " + text + ": the port must be a number from 0 to 65535");
   }
 }
 

@@ -1,7 +1,6 @@
 #include "service/probe_routes.hpp"
 
 #include "service/json_response.hpp"
-#include "service/stream_json.hpp"
 
 namespace fp::service {
 
@@ -10,61 +9,24 @@ using nlohmann::json;
 void add_probe_routes(HttpServer& server, ServiceContext& context) {
   // Alive: this worker answers (so the listener hands out connections) and every stream's
   // executor and the manager's supervisor have published lately. Not alive means "restart me".
-  server.add_route(
-      "GET", "/livez",
+  server.add_probe(
+      "/livez",
       [&](const httplib::Request&, httplib::Response& res) {
         if (context.http_alive && !context.http_alive()) return send_error(res, 503, "the HTTP listener is not serving");
         if (!context.manager.alive())
           return send_error(res, 503, "a stream's executor or the stream manager stopped answering");
         send_json(res, 200, {{"status", "alive"}});
-      },
-      true);
+      });
 
   // Ready: started, devices up, not draining. A camera that is down or reconnecting, or a
   // full house, does not make the process unready: one dead camera must not stall a rollout.
-  server.add_route(
-      "GET", "/readyz",
+  server.add_probe(
+      "/readyz",
       [&](const httplib::Request&, httplib::Response& res) {
         if (context.is_draining()) return send_error(res, 503, "draining");
         if (!context.manager.info().ready) return send_error(res, 503, "not ready");
         send_json(res, 200, {{"status", "ready"}});
-      },
-      true);
-
-  server.add_route("GET", "/v1/info", [&](const httplib::Request&, httplib::Response& res) {
-    const auto info = context.manager.info();
-    json by_state = json::object();
-    int total = 0;
-    for (const auto& [state, count] : info.streams_by_state) {
-      by_state[state] = count;
-      total += count;
-    }
-    json body = {{"version", context.version},
-                 {"devices", context.devices},
-                 {"capacity", info.capacity},
-                 {"streams", total},
-                 {"streams_by_state", by_state},
-                 {"pipelines", context.manager.pipelines()},
-                 {"default_pipeline", context.default_pipeline},
-                 {"draining", context.is_draining()},
-                 {"ready", info.ready && !context.is_draining()}};
-    if (const auto list = context.stream_list ? context.stream_list() : std::nullopt) {
-      body["shard"] = {{"ordinal", list->shard.ordinal}, {"replicas", list->shard.replicas}};
-      body["stream_list"] = stream_list_json(*list);
-    }
-    send_json(res, 200, body);
-  });
-
-  server.add_route("GET", "/v1/pipelines", [&](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, {{"pipelines", context.manager.pipelines()}, {"default", context.default_pipeline}});
-  });
-
-  // Accepted at once; `framepipe serve` then drains every stream and exits.
-  server.add_route("POST", "/v1/drain", [&](const httplib::Request&, httplib::Response& res) {
-    context.draining = true;
-    if (context.on_drain) context.on_drain();
-    send_json(res, 202, {{"draining", true}});
-  });
+      });
 }
 
 }  // namespace fp::service

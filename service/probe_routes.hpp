@@ -1,5 +1,5 @@
-// What an orchestrator and an operator ask of the process as a whole: /livez, /readyz,
-// /v1/info, /v1/pipelines, and POST /v1/drain.
+// What an orchestrator asks of the process: /livez and /readyz. They answer GET and HEAD
+// without the token, on the API's listener and on --probe-listen's.
 #pragma once
 
 #include "service/http_server.hpp"

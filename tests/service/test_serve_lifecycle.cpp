@@ -111,7 +111,8 @@ TEST(ServeLifecycle, DrainRequestRefusesAddsAndEnds) {
   ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
   ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
   EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
-  const auto drain = curl("POST", server.url("/v1/drain"));  // as `curl -X POST URL`: no body
+  // As README's `curl -X POST -H 'Content-Type: application/json' URL`: no body.
+  const auto drain = curl("POST", server.url("/v1/drain"), {"-H", "Content-Type: application/json"});
   EXPECT_EQ(drain.status, 202) << drain.body;
   // At once: not ready, adds refused; the rest of the API still answers.
   const auto ready = curl("GET", server.url("/readyz"));

@@ -115,13 +115,19 @@ TEST(ServeSecurity, BodyOverTheLimitIs413) {
   EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);  // and the server goes on
 }
 
-int connect_to(int port) {
+// A connection to 127.0.0.1:port from the loopback address `from` (the server caps what one
+// address holds: a flood's connections come from addresses of their own).
+int connect_to(int port, const std::string& from = "127.0.0.1") {
   const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from.c_str(), &local.sin_addr);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (::bind(sock, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
+      ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     ::close(sock);
     return -1;
   }
@@ -146,8 +152,9 @@ TEST(ServeSecurity, SlowClientsDoNotBlockOthers) {
   ServeProcess server("slow-clients");
   ASSERT_SERVING(server);
   // One client sends its request a byte at a time, for ever; many others connect and say
-  // nothing. Together more than the workers the server has.
-  const int slow = connect_to(server.port());
+  // nothing. Together more than the workers the server has, spread over addresses as a
+  // crowd of clients would be (one address alone is capped sooner).
+  const int slow = connect_to(server.port(), "127.0.0.2");
   ASSERT_GE(slow, 0);
   std::atomic<bool> done{false};
   std::thread trickle([&] {
@@ -159,7 +166,7 @@ TEST(ServeSecurity, SlowClientsDoNotBlockOthers) {
   });
   std::vector<int> idle;
   for (int i = 0; i < 60; ++i)
-    if (const int s = connect_to(server.port()); s >= 0) idle.push_back(s);
+    if (const int s = connect_to(server.port(), "127.0.1." + std::to_string(1 + i / 10)); s >= 0) idle.push_back(s);
   // Another client is answered promptly all the while.
   const auto started = Clock::now();
   const auto reply = curl("GET", server.url("/v1/info"), {}, time_bound(20));
@@ -189,10 +196,12 @@ TEST(ServeSecurity, ConnectionsBeyondTheQueueAre503AtOnce) {
   const std::string request = "GET /v1/info HTTP/1.1\r\nHost: x\r\n";
   std::vector<int> slow;
   // Two waves: when the first comes faster than the workers wake up, it fills the queue
-  // before they take their 32 from it; the second fills it again behind them.
+  // before they take their 32 from it; the second fills it again behind them. From many
+  // addresses, ten each, under the cap one address may hold.
+  int from = 0;
   for (const int wave : {220, 60}) {
-    for (int i = 0; i < wave; ++i)
-      if (const int s = connect_to(server.port()); s >= 0) {
+    for (int i = 0; i < wave; ++i, ++from)
+      if (const int s = connect_to(server.port(), "127.0.2." + std::to_string(1 + from / 10)); s >= 0) {
         slow.push_back(s);
         // Its first byte at once: a worker that takes it holds it (not merely idle) from then on.
         ::send(s, request.data(), 1, MSG_NOSIGNAL | MSG_DONTWAIT);

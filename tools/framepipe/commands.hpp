@@ -32,6 +32,8 @@ struct ServeArguments {
   std::vector<std::string> pipelines;  // template files, each named by its stem
   std::string listen = "127.0.0.1:8080";
   std::string token_file;
+  std::vector<std::string> allow_hosts;  // without a token: Host names besides loopback and --listen's
+  std::string probe_listen;       // "": the probes answer on --listen only
   std::string state_file;
   std::size_t max_streams = 0;
   std::vector<std::string> allow_roots;

@@ -86,6 +86,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--token-file", serve.token_file,
                         "A file holding the bearer token every request must carry (Authorization: Bearer TOKEN)");
+  serve_cmd->add_option("--allow-host", serve.allow_hosts,
+                        "Without a token: a further name clients may reach the service by (the Host header; "
+                        "repeatable; default: loopback names and --listen's address only, which keeps web pages out)")
+      ->allow_extra_args(false);
+  serve_cmd->add_option("--probe-listen", serve.probe_listen,
+                        "Also answer /livez and /readyz (and only those, without the token) on this HOST:PORT, with "
+                        "workers of their own: an orchestrator's probes stay answerable whatever the API's clients do");
   serve_cmd->add_option("--state", serve.state_file,
                         "Keep the streams in this file (written on every change, read at start: a restart brings them back)");
   serve_cmd->add_option("--max-streams", serve.max_streams,

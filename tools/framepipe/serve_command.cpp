@@ -151,6 +151,14 @@ int serve_command(const ServeArguments& args) {
   service::ApiServiceOptions api_options;
   api_options.http.listen = listen;
   api_options.http.token = token;
+  api_options.http.allowed_hosts = args.allow_hosts;
+  if (!args.probe_listen.empty()) {
+    try {
+      api_options.probe_listen = service::parse_listen_address(args.probe_listen, "--probe-listen");
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   api_options.default_pipeline = default_pipeline;
   api_options.version = FRAMEPIPE_VERSION;
   api_options.devices = describe_devices();
@@ -159,9 +167,13 @@ int serve_command(const ServeArguments& args) {
   api_options.on_request = [&metrics](const std::string& route, int status) { metrics.count_request(route, status); };
   api_options.page = std::string(service::status_page_html());
   api_options.stream_list = stream_list_status;
+  const std::optional<service::ListenAddress> api_options_probe_listen = api_options.probe_listen;
   service::ApiService api(manager, std::move(api_options));
   const int port = api.start();
   fmt::print(stderr, "framepipe serve: listening on http://{}\n", service::ListenAddress{listen.host, port}.to_string());
+  if (api_options_probe_listen)
+    fmt::print(stderr, "framepipe serve: probes on http://{}\n",
+               service::ListenAddress{api_options_probe_listen->host, api.probe_port()}.to_string());
   std::fflush(stderr);
 
   while (!signalled.load() && !drain_asked.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -1,0 +1,144 @@
+// Fuzz target: the bytes a client sends to `framepipe serve`, through the real HTTP layer —
+// a listening HttpServer (guarded_server.hpp's connection handling and budgets, the
+// framing, method, token and browser checks, httplib's parser) with routes that parse as the
+// API's do (the stream name, the PUT body into a StreamSpec). The first byte picks the
+// server: even, no token (the browser checks on); odd, a token. The rest is sent on one
+// connection, whose write side is then closed; the answer is read until the server closes.
+//
+// What must hold: no crash, no hang (the server closes within a bound once the client has
+// said everything), every answer starts with a well-formed status line and carries no CORS
+// header, and the server still answers its probe afterwards.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "pipeline/stream_template.hpp"
+#include "service/http_server.hpp"
+#include "service/json_response.hpp"
+#include "service/stream_json.hpp"
+#include "tests/fuzz/fuzz_check.hpp"
+
+namespace {
+
+using fp::fuzz::require;
+using Clock = std::chrono::steady_clock;
+
+const std::string kToken = "fuzz-token-3b9c";
+
+std::unique_ptr<fp::service::HttpServer> make_server(bool with_token) {
+  fp::service::HttpServerOptions options;
+  options.listen = {"127.0.0.1", 0};
+  if (with_token) options.token = kToken;
+  options.allowed_hosts = {"cams.example"};
+  // Short bounds: an input that leaves a request unfinished ends at EOF anyway; these only
+  // cap what a bug could make the server wait for.
+  options.limits.idle = std::chrono::milliseconds(500);
+  options.limits.request = std::chrono::milliseconds(2000);
+  options.limits.write = std::chrono::milliseconds(2000);
+  auto server = std::make_unique<fp::service::HttpServer>(std::move(options));
+  using Req = httplib::Request;
+  using Res = httplib::Response;
+  server->add_probe("/livez", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"status", "alive"}}); });
+  server->add_probe("/readyz", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"status", "ready"}}); });
+  server->add_route("GET", "/v1/streams", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"streams", nlohmann::json::array()}}); });
+  server->add_route("PUT", "/v1/streams/{name}", [](const Req& req, Res& res) {
+    const std::string name = req.matches[1];
+    fp::check_stream_name(name);
+    const auto spec = fp::service::stream_spec_from_json(name, req.body, "smooth");
+    fp::service::send_json(res, 201, {{"name", spec.name}, {"pipeline", spec.pipeline}});
+  });
+  server->add_route("DELETE", "/v1/streams/{name}", [](const Req& req, Res&) {
+    throw fp::service::HttpError(404, "no stream named " + std::string(req.matches[1]));
+  });
+  server->add_route("POST", "/v1/drain", [](const Req&, Res& res) { fp::service::send_json(res, 202, {{"draining", true}}); });
+  server->add_route("GET", "/metrics", [](const Req&, Res& res) { res.set_content("framepipe_up 1\n", "text/plain"); });
+  return server;
+}
+
+struct Servers {
+  std::unique_ptr<fp::service::HttpServer> open = make_server(false);
+  std::unique_ptr<fp::service::HttpServer> guarded = make_server(true);
+  int open_port = open->start();
+  int guarded_port = guarded->start();
+};
+
+Servers& servers() {
+  static Servers instance;
+  return instance;
+}
+
+int connect_to(int port) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  require(sock >= 0 && ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0,
+          "the server accepts a connection");
+  return sock;
+}
+
+// Sends `bytes` (as much as the server takes), closes the write side, and returns all the
+// server sends until it closes; aborts when it neither closes nor answers within 10 s.
+std::string exchange(int port, std::string_view bytes) {
+  const int sock = connect_to(port);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  std::string received;
+  char buffer[4096];
+  std::size_t sent = 0;
+  bool reading = true;
+  while (reading) {
+    const bool writing = sent < bytes.size();
+    pollfd pfd{sock, static_cast<short>(POLLIN | (writing ? POLLOUT : 0)), 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    require(left > 0 && ::poll(&pfd, 1, static_cast<int>(left)) > 0, "the server ends the connection within 10 s");
+    if (pfd.revents & POLLIN) {
+      const ssize_t n = ::recv(sock, buffer, sizeof(buffer), 0);
+      if (n <= 0) break;
+      received.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (writing && (pfd.revents & POLLOUT)) {
+      const ssize_t n = ::send(sock, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) sent += static_cast<std::size_t>(n);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) sent = bytes.size();  // it stopped reading
+      if (sent == bytes.size()) ::shutdown(sock, SHUT_WR);
+    }
+    if ((pfd.revents & (POLLHUP | POLLERR)) && !(pfd.revents & POLLIN)) reading = false;
+  }
+  ::close(sock);
+  return received;
+}
+
+void check_answers(std::string_view received) {
+  require(received.empty() || received.substr(0, 9) == "HTTP/1.1 ", "an answer starts with a status line");
+  for (std::size_t at = 0; (at = received.find("\nHTTP/1.1 ", at)) != std::string_view::npos; ++at) {
+    const auto status = received.substr(at + 10, 3);
+    require(status.size() == 3 && status[0] >= '1' && status[0] <= '5', "a status line has a 3-digit status");
+  }
+  require(received.find("Access-Control-") == std::string_view::npos, "no CORS header is ever sent");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  auto& s = servers();
+  const int port = (data[0] & 1) ? s.guarded_port : s.open_port;
+  check_answers(exchange(port, std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1)));
+  static unsigned runs = 0;
+  if (++runs % 64 == 0) {
+    const std::string probe = exchange(port, "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    require(probe.substr(0, 12) == "HTTP/1.1 200", "the server still answers /livez");
+  }
+  return 0;
+}
