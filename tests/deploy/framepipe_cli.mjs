@@ -38,35 +38,41 @@ async function get(url, headers = {}) {
 // A real `framepipe serve` of PIPELINE on loopback with TOKEN, run as the pod runs it (its
 // token file, a drain timeout), then probed as the kubelet and Prometheus would and stopped
 // by the pod's own preStop command (with the pod's token path pointed at this token file
-// and POD_IP at loopback, its port at this server's). It reads the pods' stream list as
+// and POD_IP at loopback, its port at this server's). With `probeListen` the server also
+// gets --probe-listen, and the probes are asked there (where the API must not answer). It reads the pods' stream list as
 // shard 999 of 1000, which owns none of the list's few streams (so none starts connecting to
 // cameras that are not here), and must list every one of them. Resolves to the problems found.
 export async function probeServer(framepipe, { pipeline, streamList, streamCount, token, probePaths, metricsPath, preStop, tokenPath,
-  listenPort, boundMs }) {
+  listenPort, probeListen, boundMs }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framepipe-k8s-serve-"));
   const tokenFile = path.join(dir, "token");
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const server = spawn(framepipe, ["serve", pipeline, "--listen", "127.0.0.1:0", "--token-file", tokenFile,
-    "--output-root", dir, "--device", "cpu", "--drain-timeout", "10", "--stream-list", streamList, "--shard", "999/1000"],
+    "--output-root", dir, "--device", "cpu", "--drain-timeout", "10", "--stream-list", streamList, "--shard", "999/1000",
+    ...(probeListen ? ["--probe-listen", "127.0.0.1:0"] : [])],
     { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve(signal ? `signal ${signal}` : code)));
   const problems = [];
   try {
-    const port = await new Promise((resolve, reject) => {
+    const [port, probesPort] = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`framepipe serve did not listen within ${boundMs} ms:\n${log}`)), boundMs);
       server.stderr.on("data", (chunk) => {
         log += chunk;
         const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
-        if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+        const p = log.match(/probes on http:\/\/127\.0\.0\.1:(\d+)/);
+        if (m && (p || !probeListen)) { clearTimeout(timer); resolve([Number(m[1]), p ? Number(p[1]) : Number(m[1])]); }
       });
       exited.then((code) => { clearTimeout(timer); reject(new Error(`framepipe serve exited (${code}) before listening:\n${log}`)); });
     });
     const base = `http://127.0.0.1:${port}`;
+    const probes = `http://127.0.0.1:${probesPort}`;
     for (const probe of probePaths) {
-      const status = await get(base + probe);
+      const status = await get(probes + probe);
       if (status !== 200) problems.push(`probe path ${probe}: framepipe serve answered ${status} without a token (the kubelet sends none)`);
     }
+    if (probeListen && (await get(`${probes}/v1/info`, { Authorization: `Bearer ${token}` })) !== 404)
+      problems.push("--probe-listen's port answers the API too (it should answer the probes only)");
     const info = await (await fetch(`${base}/v1/info`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) })).json();
     const list = info.stream_list || {};
     if (list.listed !== streamCount || list.error !== null || Object.keys(list.rejected || {}).length)

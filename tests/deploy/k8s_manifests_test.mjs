@@ -213,14 +213,20 @@ function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
     if (secret && secret.text.trim() !== token) fail(where, `the Secret behind --token-file does not hold the token written in base/token.txt`);
   }
 
-  // Probes: serve's unauthenticated endpoints, on the port it listens on.
+  // Probes: serve's unauthenticated endpoints, on --probe-listen's port (a listener of their
+  // own, so the API's clients cannot make them fail), or the API's where there is none.
+  const rawProbeListen = (container.args || []).includes("--probe-listen")
+    ? container.args[container.args.indexOf("--probe-listen") + 1] : "";
+  if (rawProbeListen && !/^\$\(POD_IP\):\d+$/.test(rawProbeListen))
+    fail(where, `--probe-listen is '${rawProbeListen}': it should be $(POD_IP):PORT (the kubelet probes the pod IP)`);
+  const probePort = rawProbeListen ? Number(rawProbeListen.split(":").pop()) : listenPort;
   const ports = new Map((container.ports || []).map((p) => [p.name, p.containerPort]));
   for (const [probe, paths] of Object.entries(SERVE_PROBES)) {
     const get = container[probe]?.httpGet;
     if (!get) { fail(where, `no ${probe} with httpGet`); continue; }
     if (!paths.includes(get.path)) fail(where, `${probe} path is ${get.path}, not ${paths.join(" or ")}`);
     const port = typeof get.port === "string" ? ports.get(get.port) : get.port;
-    if (port !== listenPort) fail(where, `${probe} port ${get.port} (${port}) is not the port serve listens on (${listenPort})`);
+    if (port !== probePort) fail(where, `${probe} port ${get.port} (${port}) is not the port serve answers probes on (${probePort})`);
   }
 
   // Drain: preStop posts /v1/drain; the grace period covers --drain-timeout and a margin.
@@ -270,7 +276,7 @@ function checkServe(objects, sts, { label, gpu, serveFlags, token }) {
       if (!secret || cred?.name !== secret.name || cred?.key !== secret.key)
         fail(where, `PodMonitor ${m.metadata.name} does not send the token of Secret ${secret?.name} (key ${secret?.key}): /metrics answers 401 without it`);
     }
-  return { container, listenPort, tokenFile, drain, preStop, pipelines, streamList, streamCount: (streams || []).length, metricsPath: monitors[0]?.spec.podMetricsEndpoints?.[0]?.path || "/metrics" };
+  return { container, listenPort, probeListen: Boolean(rawProbeListen), tokenFile, drain, preStop, pipelines, streamList, streamCount: (streams || []).length, metricsPath: monitors[0]?.spec.podMetricsEndpoints?.[0]?.path || "/metrics" };
 }
 
 function checkJob(objects, job, { label, runFlags }) {
@@ -382,7 +388,8 @@ for (const c of cases) {
         const probePaths = Object.keys(SERVE_PROBES).map((probe) => checked.container[probe]?.httpGet?.path)
           .filter((p, i, all) => p && all.indexOf(p) === i);
         const found = await probeServer(opt.framepipe, { pipeline: file, streamList, streamCount: checked.streamCount, token, probePaths, metricsPath: checked.metricsPath,
-          preStop: checked.preStop, tokenPath: checked.tokenFile, listenPort: checked.listenPort, boundMs: 20000 * scale });
+          preStop: checked.preStop, tokenPath: checked.tokenFile, listenPort: checked.listenPort, probeListen: checked.probeListen,
+          boundMs: 20000 * scale });
         for (const p of found) fail(`${label} (a real framepipe serve)`, p);
         if (!found.length)
           console.log(`k8s_manifests_test: ${label}: a real framepipe serve reads the ${checked.streamCount} streams of the list, ` +
