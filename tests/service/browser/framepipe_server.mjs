@@ -22,14 +22,15 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// `token` empty: a server without one (loopback, as a first run has it).
 export async function startServer({ framepipe, pipelines, token, readyWithinMs, drainWithinMs }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "framepipe-page-test-"));
   const tokenFile = path.join(dir, "token");
-  fs.writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
+  if (token) fs.writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
   fs.mkdirSync(path.join(dir, "out"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const args = ["serve", ...pipelines, "--listen", `127.0.0.1:${port}`, "--token-file", tokenFile,
+  const args = ["serve", ...pipelines, "--listen", `127.0.0.1:${port}`, ...(token ? ["--token-file", tokenFile] : []),
                 "--state", path.join(dir, "state.json"), "--output-root", path.join(dir, "out"), "--device", "cpu"];
   const child = spawn(framepipe, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
@@ -41,7 +42,7 @@ export async function startServer({ framepipe, pipelines, token, readyWithinMs, 
   child.on("error", (e) => keep(`spawn ${framepipe}: ${e.message}\n`));
 
   const server = {
-    url, dir, args,
+    url, port, dir, args,
     log: () => log,
     async stop() {
       if (!exited) {
