@@ -174,7 +174,7 @@ std::string peer_address(int sock) {
 
 RequestOverrun request_overrun_on_this_thread() { return t_overrun; }
 
-GuardedServer::GuardedServer(ConnectionLimits limits) : limits_(limits) {
+GuardedServer::GuardedServer(ConnectionLimits limits) : limits_(limits), by_address_(limits.per_address) {
   new_task_queue = [limits] {
     return new BoundedTaskQueue(limits.workers, limits.queue, [](const std::function<void()>& job) {
       t_overflow = true;
@@ -188,18 +188,18 @@ void GuardedServer::widen_backlog() {
   if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
 }
 
-bool GuardedServer::enter(const std::string& address) {
-  std::lock_guard lock(addresses_mutex_);
-  auto& held = connections_by_address_[address];
-  if (held >= limits_.per_address) return false;
+bool ConnectionsByAddress::enter(const std::string& address) {
+  std::lock_guard lock(mutex_);
+  auto& held = held_[address];
+  if (held >= most_) return false;
   ++held;
   return true;
 }
 
-void GuardedServer::leave(const std::string& address) {
-  std::lock_guard lock(addresses_mutex_);
-  const auto found = connections_by_address_.find(address);
-  if (found != connections_by_address_.end() && --found->second == 0) connections_by_address_.erase(found);
+void ConnectionsByAddress::leave(const std::string& address) {
+  std::lock_guard lock(mutex_);
+  const auto found = held_.find(address);
+  if (found != held_.end() && --found->second == 0) held_.erase(found);
 }
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
@@ -212,10 +212,16 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
   // Counted from the moment a worker holds the connection, idle or not: what a flood takes
   // from everyone else is workers.
   const std::string address = peer_address(sock);
-  if (!enter(address)) {
+  if (!by_address_.enter(address)) {
     refuse_at_once(sock, "too many connections from one address");
     return false;
   }
+  // Counted out however this ends (httplib may throw out of a request it cannot read).
+  struct CountedOut {
+    ConnectionsByAddress& counts;
+    const std::string& address;
+    ~CountedOut() { counts.leave(address); }
+  } counted{by_address_, address};
   bool ok = true;
   // Until stop() closed svr_sock_ (is_running() stays true until every worker is done, so a
   // client asking every second, as Prometheus does, would hold stop() for 100 requests).
@@ -249,7 +255,6 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     });
     if (!ok || closed || body_announced || stream.cut_off()) break;
   }
-  leave(address);
   close_connection(sock);
   return ok;
 }

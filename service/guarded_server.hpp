@@ -40,6 +40,20 @@ struct ConnectionLimits {
 enum class RequestOverrun { none, headers, body };
 RequestOverrun request_overrun_on_this_thread();
 
+// How many connections each client address holds in the workers.
+class ConnectionsByAddress {
+ public:
+  explicit ConnectionsByAddress(std::size_t most) : most_(most) {}
+  // Counts one in; false (nothing counted) when `address` holds `most` already.
+  bool enter(const std::string& address);
+  void leave(const std::string& address);
+
+ private:
+  std::size_t most_;
+  std::mutex mutex_;
+  std::map<std::string, std::size_t> held_;
+};
+
 class GuardedServer : public httplib::Server {
  public:
   explicit GuardedServer(ConnectionLimits limits);
@@ -51,12 +65,8 @@ class GuardedServer : public httplib::Server {
  private:
   // httplib's hook for one accepted connection (private virtual in httplib: overridden here).
   bool process_and_close_socket(socket_t sock) override;
-  // Counts a connection from `address` in; false when it already holds `per_address`.
-  bool enter(const std::string& address);
-  void leave(const std::string& address);
   ConnectionLimits limits_;
-  std::mutex addresses_mutex_;
-  std::map<std::string, std::size_t> connections_by_address_;
+  ConnectionsByAddress by_address_;
 };
 
 }  // namespace fp::service
