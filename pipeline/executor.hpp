@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pipeline/drop_policy.hpp"
+#include "pipeline/input_limits.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/run_stats.hpp"
 
@@ -42,6 +43,9 @@ struct RunOptions {
   // Watches the run from other threads (framepipe serve): published stats, reconnects, a
   // node's frames on demand. Null: nothing is published (a null check per frame and thread).
   RunMonitor* monitor = nullptr;
+  // An input whose frames, once it opens, are larger than this fails the run naming the
+  // limit (framepipe serve --max-input-size); none by default.
+  InputLimits input_limits;
   RunHooks hooks;                           // tests only
 };
 

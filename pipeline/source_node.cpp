@@ -1,10 +1,12 @@
 #include "pipeline/source_node.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <string>
 #include <utility>
 
+#include "media/media_error.hpp"
 #include "pipeline/pacer.hpp"
 
 namespace fp {
@@ -17,6 +19,11 @@ SourceNode::SourceNode(std::size_t index, const GraphNode& graph, std::unique_pt
 void SourceNode::prepare(std::span<const VideoInfo>) {
   info = source().open();
   timing.decoder = source().decoder_name();
+  // Only now is a file's or camera's size known; what its URI said was checked when planned.
+  // (Its rate is not checked here: a container's nominal rate is often a guess, and an
+  // unpaced file is read as fast as it decodes whatever it says.)
+  if (const std::string problem = input_size_problem(info.width, info.height, options_.input_limits); !problem.empty())
+    throw MediaError(fmt::format("stage '{}': {}", timing.id, problem));
   spdlog::info("{}: {}x{} at {:.3f} fps, {} frames, decoder {}", timing.id, info.width, info.height,
                info.frame_rate.value(), info.frame_count < 0 ? std::string("unknown") : std::to_string(info.frame_count),
                timing.decoder);

@@ -167,14 +167,22 @@ struct StreamManager::Impl {
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
-        templates(options.pipelines, options.roots,
-                  AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind)),
+        templates(options.pipelines, roots_with_state_file(options),
+                  AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind),
+                  options.input_limits),
         limiter(capacity_of(options, templates)) {
     if (options.devices.empty()) options.devices.push_back(Device{});
     // spdlog makes its registry on first use; made here, before any stream thread starts,
     // so that two streams logging their first line at once do not both make it (libspdlog's
     // own guard is invisible to ThreadSanitizer, which then reports the registry's level).
     spdlog::default_logger_raw();
+  }
+
+  // The roots with the state file among the service's own files: no stream writes it, or beside it.
+  static StreamRoots roots_with_state_file(const StreamManagerOptions& options) {
+    StreamRoots roots = options.roots;
+    if (!options.state_file.empty()) roots.own_files.push_back({options.state_file, "state file (--state)"});
+    return roots;
   }
 
   // max_streams, or what this machine's memory holds for the largest of the templates.
@@ -218,6 +226,7 @@ struct StreamManager::Impl {
         if (use.written && !is_network_output(use.path)) fs::create_directories(fs::path(use.path).parent_path(), ec);
       }
       RunOptions options = impl.options.run;
+      options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
       options.stop = &run.stop;
       options.monitor = &run.monitor;
       options.progress = false;

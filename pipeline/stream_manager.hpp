@@ -23,6 +23,7 @@
 #include "core/frame.hpp"
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
+#include "pipeline/input_limits.hpp"
 #include "pipeline/run_stats.hpp"
 
 namespace fp {
@@ -83,10 +84,18 @@ struct StreamStatus {
   RunStats stats;                    // the executor's latest published stats (metrics read these)
 };
 
+// A file the service itself reads or writes (its state file, stream list, token file; the
+// templates are known to StreamTemplates): no output may be it or lie in its folder.
+struct ServiceFile {
+  std::filesystem::path path;
+  std::string what;  // as a refusal names it: "state file (--state)"
+};
+
 // Where a service may read and write. Empty allow_roots: only network inputs and testsrc://.
 struct StreamRoots {
   std::vector<std::filesystem::path> allow_roots;  // file://, plain paths and v4l2:// inputs only under these
   std::filesystem::path output_root;               // every output path is relative to this, and stays in it
+  std::vector<ServiceFile> own_files;              // never written by a stream, nor beside
 };
 
 struct StreamManagerOptions {
@@ -95,12 +104,13 @@ struct StreamManagerOptions {
   std::size_t max_streams = 0;      // 0: as many as this machine's memory holds (stream_jobs.hpp)
   std::vector<Device> devices;      // streams are spread over these
   RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
-  std::filesystem::path state_file;  // empty: the desired state is not persisted
+  std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)
+  InputLimits input_limits;          // the largest, fastest input a stream may have (none: no limit)
 };
 
 // A request the manager refuses: `status` is the HTTP status it deserves (400 bad value,
 // 403 a path outside the roots, 404 unknown stream or template, 409 busy, 422 invalid
-// pipeline, 503 capacity or draining) and what() the message ("capacity", or the same
+// pipeline or an input beyond the limits, 503 capacity or draining) and what() the message ("capacity", or the same
 // lines `framepipe validate` prints).
 class StreamRejected : public std::runtime_error {
  public:

@@ -2,15 +2,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
+
+#include "pipeline/private_file.hpp"
 
 namespace fp {
 
@@ -41,29 +40,36 @@ std::string text_of(const json& stream, const char* key, const fs::path& file, s
   return found->get<std::string>();
 }
 
-void write_all(int fd, const std::string& text, const fs::path& file) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(file, fmt::format("cannot write: {}", std::strerror(errno)));
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 }  // namespace
 
 std::vector<SavedStream> read_stream_state(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  // O_NOFOLLOW: the state is replaced by rename, which replaces a link and not its target,
+  // so a state path that is a link would be read from one file and written to another.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
     if (errno == ENOENT) return {};
+    if (errno == ELOOP)
+      fail(file, "is a symbolic link: give the path of the file itself (the state is replaced by renaming a new "
+                 "file over it, which would replace the link, not the file it points to)");
     fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      fail(file, fmt::format("cannot read: {}", std::strerror(error)));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
   json document;
   try {
-    document = json::parse(text.str());
+    document = json::parse(text);
   } catch (const json::parse_error& e) {
     fail(file, fmt::format("not valid JSON: {}", e.what()));
   }
@@ -104,31 +110,10 @@ void write_stream_state(const fs::path& file, const std::vector<SavedStream>& st
                     {"finished", saved.finished}});
   const std::string text = json{{"version", kVersion}, {"streams", list}}.dump(2) + "\n";
 
-  const fs::path temporary = fs::path(file.string() + ".tmp");
-  // 0600 from the start (not chmod after): no moment where another user may read it.
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) fail(file, fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno)));
   try {
-    // A temporary file left by an older process under another umask: made private again.
-    if (::fchmod(fd, 0600) != 0) fail(file, fmt::format("cannot chmod {}: {}", temporary.string(), std::strerror(errno)));
-    write_all(fd, text, file);
-    if (::fsync(fd) != 0) fail(file, fmt::format("cannot fsync: {}", std::strerror(errno)));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
-    throw;
-  }
-  if (::close(fd) != 0) fail(file, fmt::format("cannot write: {}", std::strerror(errno)));
-  if (::rename(temporary.c_str(), file.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    fail(file, fmt::format("cannot rename {} over it: {}", temporary.string(), std::strerror(error)));
-  }
-  // The rename itself is durable once the folder is.
-  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-  if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+    replace_private_file(file, text);
+  } catch (const std::runtime_error& e) {
+    fail(file, e.what());
   }
 }
 

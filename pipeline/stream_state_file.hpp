@@ -10,9 +10,10 @@
 // `finished` is true for a stream whose input (a file, a bounded testsrc) ended well: its
 // outputs are complete, and a restart lists it as finished instead of running it again and
 // overwriting them. A failed stream is not marked: a restart tries it again. The file holds
-// credentials (input URIs with passwords): it is created with mode 0600 and written whole to a
-// temporary file beside it, fsync'ed, then renamed over the old one (and the folder fsync'ed),
-// so that a crash at any moment leaves the old state or the new one, never half of one.
+// credentials (input URIs with passwords): it is written whole, mode 0600, to a temporary file
+// of a new name beside it (never opened through a link: private_file.hpp), fsync'ed, then
+// renamed over the old one (and the folder fsync'ed), so that a crash at any moment leaves the
+// old state or the new one, never half of one.
 #pragma once
 
 #include <filesystem>
@@ -29,7 +30,8 @@ struct SavedStream {
 };
 
 // An absent file is an empty state. Throws std::runtime_error naming the file for one that
-// cannot be read or is not such a document (the JSON parser's message and position).
+// cannot be read, is a symbolic link (a rename would replace the link, not its target) or is
+// not such a document (the JSON parser's message and position).
 std::vector<SavedStream> read_stream_state(const std::filesystem::path& file);
 // Throws std::runtime_error naming the file when it cannot be written.
 void write_stream_state(const std::filesystem::path& file, const std::vector<SavedStream>& streams);

@@ -10,6 +10,7 @@
 #include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
 #include "media/v4l2_uri.hpp"
+#include "pipeline/input_limits.hpp"
 #include "pipeline/streams.hpp"
 #include "stages/registry.hpp"
 
@@ -18,6 +19,7 @@ namespace fp {
 namespace {
 
 namespace fs = std::filesystem;
+using OwnFile = StreamTemplates::OwnFile;
 
 constexpr std::size_t kMaxNameLength = 64;
 
@@ -95,9 +97,62 @@ void confine_input(const std::string& uri, const std::vector<fs::path>& allow_ro
   throw StreamRejected(403, fmt::format("input '{}' is outside the allowed roots ({})", shown, roots_text(allow_roots)));
 }
 
-// An output path relative to the output root, kept inside it (no "..", no symlink out);
-// network outputs and null as they are. Returns what the stream writes.
-std::string confine_output(const std::string& output, const std::string& where, const fs::path& output_root) {
+// 403 for an output that is one of the service's own files, or lies in one's folder: a
+// histogram's CSV over a template or the state file would stop the service at its next
+// start, and a file beside them could be taken for one (the state file's temporaries, a
+// ConfigMap's entries). Folders below theirs are fine: that is where an output root often is.
+void keep_off_own_files(const fs::path& target, const std::string& where, const std::string& shown,
+                        const std::vector<OwnFile>& own_files) {
+  const fs::path real = resolved(target);
+  for (const auto& own : own_files)
+    if (target == own.given || target == own.real || real == own.given || real == own.real)
+      throw StreamRejected(403, fmt::format("{}: '{}' would overwrite the service's {} {}", where, shown, own.what,
+                                            own.real.string()));
+  for (const auto& own : own_files)
+    for (const fs::path& folder : {own.given.parent_path(), own.real.parent_path()})
+      if (target.parent_path() == folder || real.parent_path() == folder)
+        throw StreamRejected(403, fmt::format("{}: '{}' is in the folder of the service's {} {}: outputs go in a "
+                                              "folder of their own",
+                                              where, shown, own.what, own.real.string()));
+}
+
+// 422 for an input whose URI asks for frames larger or faster than the limits; a file's or a
+// camera's real size is checked again when it opens (RunOptions::input_limits).
+void check_input_limits(const std::string& uri, const InputLimits& limits) {
+  std::string problem;
+  if (is_testsrc_uri(uri)) {
+    TestSourceParams params;
+    try {
+      params = parse_testsrc_uri(uri);
+    } catch (const std::exception& e) {
+      throw StreamRejected(422, mask_uris_in_text(e.what()));
+    }
+    // The rate as written (after '@', before '?'), so that the refusal quotes the client.
+    const std::string spec = uri.substr(0, uri.find('?'));
+    const auto at = spec.find('@');
+    problem = input_size_problem(params.width, params.height, limits);
+    if (problem.empty())
+      problem = input_rate_problem(params.fps.value(), at == std::string::npos ? "30" : spec.substr(at + 1), limits);
+  } else if (is_v4l2_uri(uri)) {
+    const V4l2Uri camera = parse_v4l2_uri(uri);  // well formed: confine_input parsed it
+    int width = 0;
+    int height = 0;
+    if (parse_frame_size(camera.size, width, height)) problem = input_size_problem(width, height, limits);
+    if (problem.empty() && !camera.fps.empty()) {
+      const auto slash = camera.fps.find('/');
+      const double fps = slash == std::string::npos
+                             ? std::stod(camera.fps)
+                             : std::stod(camera.fps.substr(0, slash)) / std::stod(camera.fps.substr(slash + 1));
+      problem = input_rate_problem(fps, camera.fps, limits);
+    }
+  }
+  if (!problem.empty()) throw StreamRejected(422, fmt::format("input '{}': {}", mask_credentials(uri), problem));
+}
+
+// An output path relative to the output root, kept inside it (no "..", no symlink out) and
+// off the service's own files; network outputs and null as they are. Returns what the stream writes.
+std::string confine_output(const std::string& output, const std::string& where, const fs::path& output_root,
+                           const std::vector<OwnFile>& own_files) {
   if (output.empty() || output == "null") return output;
   try {
     if (is_network_output(parse_output_target(output).kind)) return output;
@@ -116,6 +171,7 @@ std::string confine_output(const std::string& output, const std::string& where, 
   const fs::path target = (output_root / path).lexically_normal();
   if (!is_within(target, output_root) || !is_within(resolved(target), output_root))
     throw StreamRejected(403, fmt::format("{}: '{}' leads outside the output root {}", where, shown, output_root.string()));
+  keep_off_own_files(target, where, shown, own_files);
   return target.string();
 }
 
@@ -161,10 +217,18 @@ void check_stream_name(std::string_view name) {
                                           printable_name(name)));
 }
 
-StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend)
-    : auto_backend_(std::move(auto_backend)) {
+StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend,
+                                 InputLimits limits)
+    : auto_backend_(std::move(auto_backend)), limits_(limits) {
   for (auto& root : roots.allow_roots) roots_.allow_roots.push_back(resolved(root));
   roots_.output_root = resolved(roots.output_root.empty() ? fs::current_path() : roots.output_root);
+  const auto own = [this](const fs::path& file, std::string what) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(file, ec);
+    own_files_.push_back({(ec ? file : absolute).lexically_normal(), resolved(file), std::move(what)});
+  };
+  for (const auto& file : roots.own_files) own(file.path, file.what);
+  for (const auto& [name, file] : files) own(file, fmt::format("template '{}'", name));
   for (auto& [name, file] : files) {
     Template t;
     t.file = file;
@@ -230,6 +294,7 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     if (stage.type == "decode" && stage.params.has("uri")) {
       const std::string uri = stage.params.text("uri");
       confine_input(uri, roots_.allow_roots);
+      check_input_limits(uri, limits_);
       every_input_endless = every_input_endless && is_endless_uri(uri);
       plan.files.push_back({.written = false, .path = uri, .what = "input of stream " + spec.name, .where = {}});
     }
@@ -239,7 +304,8 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
       if (param.type != ParamType::Path || !stage.params.has(param.name)) continue;
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
       const std::string written =
-          confine_output(replace_all(stage.params.text(param.name), "{stream}", spec.name), where, roots_.output_root);
+          confine_output(replace_all(stage.params.text(param.name), "{stream}", spec.name), where, roots_.output_root,
+                         own_files_);
       stage.params.set(param.name, written);
       if (written.empty() || written == "null") continue;
       plan.outputs.push_back(mask_credentials(written));

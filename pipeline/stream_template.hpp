@@ -1,7 +1,8 @@
 // The pipeline one stream of `framepipe serve` runs: its template loaded with the stream's
 // input and overrides exactly as `framepipe validate TEMPLATE -i URI --set ...` would load
 // it (so that a refusal reads the same), then confined to the service's roots: outputs
-// inside the output root, local inputs inside an allowed root. What the API accepts is
+// inside the output root and never on (or beside) the service's own files, local inputs
+// inside an allowed root, inputs within the size and rate limits. What the API accepts is
 // decided here, before anything is opened.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "pipeline/config_loader.hpp"
 #include "pipeline/file_clashes.hpp"
+#include "pipeline/input_limits.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/stream_manager.hpp"
 
@@ -33,19 +35,29 @@ struct StreamPlan {
 
 class StreamTemplates {
  public:
+  // A file of the service's own, by the path it was given (made absolute) and the one it
+  // really has (a Kubernetes ConfigMap's files are links into a folder beside them).
+  struct OwnFile {
+    std::filesystem::path given;
+    std::filesystem::path real;
+    std::string what;
+  };
+
   // Loads every template as it is (its own input), so that a service with a broken
   // template refuses to start: throws std::runtime_error naming the template and its file,
   // with validate's lines.
+  // The template files join roots.own_files: no stream's output may overwrite one.
   StreamTemplates(std::map<std::string, std::filesystem::path> files, StreamRoots roots,
-                  AutoBackend auto_backend = {});
+                  AutoBackend auto_backend = {}, InputLimits limits = {});
 
   std::vector<std::string> names() const;
   // The definitions as loaded (for the derived stream cap).
   std::vector<PipelineDefinition> loaded() const;
 
-  // Throws StreamRejected: 400 a bad name or no input, 422 an unknown template or a
-  // pipeline `framepipe validate` refuses (its lines, word for word), 403 an input or output
-  // outside the roots.
+  // Throws StreamRejected: 400 a bad name or no input, 422 an unknown template, a pipeline
+  // `framepipe validate` refuses (its lines, word for word) or an input whose URI asks for a
+  // size or rate beyond the limits (naming the limit and its option), 403 an input or output
+  // outside the roots or an output on or beside one of the service's own files (naming it).
   StreamPlan plan(const StreamSpec& spec) const;
 
  private:
@@ -55,8 +67,10 @@ class StreamTemplates {
     PipelineDefinition definition;
   };
   std::map<std::string, Template> templates_;
-  StreamRoots roots_;  // canonical
+  std::vector<OwnFile> own_files_;
+  StreamRoots roots_;  // canonical (own_files: in own_files_)
   AutoBackend auto_backend_;
+  InputLimits limits_;
 };
 
 // 409 when `plan` writes a file that one of `others` reads or writes, or reads one that

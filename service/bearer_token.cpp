@@ -1,5 +1,9 @@
 #include "service/bearer_token.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -27,7 +31,26 @@ std::string read_token_file(const std::filesystem::path& file) {
   if (token.empty()) throw fail("is empty (write the token on its first line)");
   if (token.find_first_of(" \t\r\n") != std::string::npos)
     throw fail("holds more than one word (a bearer token is one line without blanks)");
+  const auto control = std::find_if(token.begin(), token.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7f;
+  });
+  if (control != token.end())
+    throw fail(fmt::format("holds a control character (byte 0x{:02x} at offset {}): a bearer token is printable text",
+                           static_cast<unsigned char>(*control), control - token.begin()));
   return token;
+}
+
+std::string token_file_access_warning(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return "";
+  const bool readable = (st.st_mode & S_IROTH) != 0;
+  const bool writable = (st.st_mode & S_IWOTH) != 0;
+  if (!readable && !writable) return "";
+  const char* how = readable && writable ? "read or replaced" : readable ? "read" : "replaced";
+  return fmt::format("--token-file {} can be {} by every user of this machine (mode {:04o}): make it private "
+                     "with chmod 600 {}",
+                     file.string(), how, st.st_mode & 07777, file.string());
 }
 
 bool bearer_token_matches(std::string_view authorization, std::string_view token) {

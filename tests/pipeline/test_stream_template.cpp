@@ -38,7 +38,7 @@ class StreamTemplateTest : public ::testing::Test {
   }
 
   StreamTemplates templates() const {
-    return StreamTemplates({{"smooth", dir_ / "templates" / "smooth.yaml"}}, roots_);
+    return StreamTemplates({{"smooth", dir_ / "templates" / "smooth.yaml"}}, roots_, AutoBackend{}, limits_);
   }
 
   static StreamSpec spec(std::string name, std::string uri = "testsrc://64x48@30?frames=5") {
@@ -57,6 +57,7 @@ class StreamTemplateTest : public ::testing::Test {
 
   TempDir dir_;
   StreamRoots roots_;
+  InputLimits limits_;  // none unless a test sets them
 };
 
 TEST_F(StreamTemplateTest, OutputsAreTheStreamsOwnUnderTheOutputRoot) {
@@ -130,6 +131,89 @@ TEST_F(StreamTemplateTest, OutputsOutsideTheOutputRootAre403) {
   EXPECT_EQ(with_output("a/../inside.mp4").first, 0);
   EXPECT_EQ(with_output("udp://127.0.0.1:5000").first, 0);
   EXPECT_EQ(with_output("srt://127.0.0.1:9000?mode=caller").first, 0);
+}
+
+// The service's own files (its templates, state file, stream list and token file) are never
+// an output, nor beside one in their folders: a histogram's CSV written over a template, or
+// over the state file, would stop the service at its next start. The refusal names the file.
+TEST_F(StreamTemplateTest, OutputsNeverNameTheServicesOwnFiles) {
+  roots_.output_root = dir_.path();  // the templates' folder is inside it, as with the old default (the working directory)
+  fs::create_directories(dir_ / "state");
+  fs::create_directories(dir_ / "lists");
+  fs::create_directories(dir_ / "secrets");
+  std::ofstream(dir_ / "lists" / "streams.yaml") << "streams: []\n";
+  std::ofstream(dir_ / "secrets" / "token") << "t0k3n\n";
+  roots_.own_files = {{dir_ / "state" / "streams.json", "state file (--state)"},
+                      {dir_ / "lists" / "streams.yaml", "stream list (--stream-list)"},
+                      {dir_ / "secrets" / "token", "token file (--token-file)"}};
+  // luma_histogram's text output takes any extension (an encoder's would refuse .yaml or .json).
+  std::ofstream(dir_ / "templates" / "hist.yaml")
+      << "input: testsrc://64x48@30?frames=5\nstages:\n  - {id: hist, type: luma_histogram, output: '{stream}.csv'}\n";
+  const auto with_output = [&](const std::string& output) -> std::pair<int, std::string> {
+    StreamSpec s = spec("cam1");
+    s.pipeline = "hist";
+    s.sets = {{"hist.output", output}};
+    try {
+      StreamTemplates({{"smooth", dir_ / "templates" / "smooth.yaml"}, {"hist", dir_ / "templates" / "hist.yaml"}},
+                      roots_)
+          .plan(s);
+      return {0, ""};
+    } catch (const StreamRejected& e) {
+      return {e.status(), e.what()};
+    }
+  };
+  const auto refused_naming = [&](const std::string& output, const fs::path& own) {
+    const auto [status, message] = with_output(output);
+    EXPECT_EQ(status, 403) << output << ": " << message;
+    EXPECT_NE(message.find(fs::weakly_canonical(own).string()), std::string::npos) << output << ": " << message;
+  };
+  refused_naming("templates/smooth.yaml", dir_ / "templates" / "smooth.yaml");
+  refused_naming("state/streams.json", dir_ / "state" / "streams.json");  // before it exists too
+  refused_naming("lists/streams.yaml", dir_ / "lists" / "streams.yaml");
+  refused_naming("secrets/token", dir_ / "secrets" / "token");
+  // Beside them: another file in one of their folders (the state file's temporaries live there).
+  refused_naming("templates/other.csv", dir_ / "templates" / "hist.yaml");
+  refused_naming("state/streams.json.tmp", dir_ / "state" / "streams.json");
+  refused_naming("secrets/{stream}.csv", dir_ / "secrets" / "token");
+  // Through a link to one of those folders.
+  fs::create_directory_symlink(dir_ / "lists", dir_ / "link");
+  refused_naming("link/x.csv", dir_ / "lists" / "streams.yaml");
+  EXPECT_NE(with_output("templates/smooth.yaml").second.find("template 'smooth'"), std::string::npos);
+  // Elsewhere under the root, and in folders below theirs: fine.
+  EXPECT_EQ(with_output("recordings/{stream}.csv").first, 0);
+  EXPECT_EQ(with_output("templates/recordings/{stream}.csv").first, 0);
+}
+
+// Inputs the service would spend unbounded memory or CPU on are refused before anything is
+// opened, naming the limit and the option that sets it.
+TEST_F(StreamTemplateTest, InputsBeyondTheLimitsAre422NamingTheLimitAndTheOption) {
+  limits_ = InputLimits{.max_width = 640, .max_height = 360, .max_fps = 60};
+  const auto [big_status, big] = refusal(spec("cam1", "testsrc://641x360@30"));
+  EXPECT_EQ(big_status, 422) << big;
+  EXPECT_NE(big.find("641x360"), std::string::npos) << big;
+  EXPECT_NE(big.find("640x360"), std::string::npos) << big;
+  EXPECT_NE(big.find("--max-input-size"), std::string::npos) << big;
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://16384x16384@1")).first, 422);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://640x361@30")).first, 422);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://640x360@30")).first, 0);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://360x640@30")).first, 0);  // either way round
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://")).first, 0);  // testsrc's default size, 640x360
+  const auto [fast_status, fast] = refusal(spec("cam1", "testsrc://64x48@999999999"));
+  EXPECT_EQ(fast_status, 422) << fast;
+  EXPECT_NE(fast.find("999999999"), std::string::npos) << fast;
+  EXPECT_NE(fast.find("--max-input-fps"), std::string::npos) << fast;
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://64x48@60.001")).first, 422);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://64x48@60")).first, 0);
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://64x48@60000/1001")).first, 0);
+  // A camera's size and rate as its URI asks for them (no camera is opened here).
+  roots_.allow_roots = {"/dev"};
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0?size=1280x720")).first, 422);
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0?size=640x360&fps=120")).first, 422);
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0?size=640x360&fps=30000/1001")).first, 0);
+  EXPECT_EQ(refusal(spec("cam1", "v4l2:///dev/video0")).first, 0);  // its size is known once opened
+  // No limits: as before.
+  limits_ = {};
+  EXPECT_EQ(refusal(spec("cam1", "testsrc://1920x1080@240")).first, 0);
 }
 
 TEST_F(StreamTemplateTest, LocalInputsOnlyUnderAnAllowedRoot) {

@@ -36,8 +36,10 @@ ServeProcess::ServeProcess(const std::string& test_name, ServeOptions options) :
   for (const auto& a : {"--listen", "127.0.0.1:0", "--device", "cpu"}) args.push_back(a);
   args.push_back("--drain-timeout");
   args.push_back(std::to_string(options.drain_timeout));
-  args.push_back("--output-root");
-  args.push_back((dir_ / "out").string());
+  if (!options.output_root.empty()) {
+    args.push_back("--output-root");
+    args.push_back((dir_ / options.output_root).lexically_normal().string());
+  }
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
   run_ = std::make_unique<BackgroundRun>(dir_.path(), args);
   static const std::regex listening(R"(framepipe serve: listening on http://127\.0\.0\.1:([0-9]+))");

@@ -21,6 +21,9 @@ struct ServeOptions {
   std::map<std::string, std::string> templates = {{"smooth", kSmoothTemplate}};  // stem -> YAML
   std::vector<std::string> extra_args;  // e.g. --max-streams 1, --token-file F
   int drain_timeout = 20;               // seconds
+  // --output-root, relative to dir() (the server's working directory); "": none given, so
+  // that serve's own default is used.
+  std::string output_root = "out";
 };
 
 class ServeProcess {

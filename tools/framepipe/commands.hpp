@@ -37,13 +37,21 @@ struct ServeArguments {
   std::string state_file;
   std::size_t max_streams = 0;
   std::vector<std::string> allow_roots;
-  std::string output_root;        // "": the current directory
+  std::string output_root;        // "": ./framepipe-output (kDefaultOutputRoot), made at start
+  // The largest input frame (either way round) and the fastest rate a stream may ask for:
+  // 4096x2160 holds UHD and DCI 4K; 120 holds every common camera mode.
+  std::string max_input_size = "4096x2160";
+  double max_input_fps = 120;
   double drain_timeout = 30;      // seconds
   std::string device = "auto";
   std::string deepstream_pipeline;  // "": the first pipeline file's
   std::string stream_list;        // "": streams come from the API only
   std::string shard;              // "I/N", "auto" or "": all of the list's streams
 };
+
+// serve's output root when none is given: a folder of its own, never the working directory
+// (where the templates, the state file and the token often are).
+inline constexpr const char* kDefaultOutputRoot = "framepipe-output";
 
 int run_command(const RunArguments& args);
 int serve_command(const ServeArguments& args);

@@ -102,7 +102,18 @@ int main(int argc, char** argv) {
                         "only network inputs and testsrc://)")
       ->allow_extra_args(false);
   serve_cmd->add_option("--output-root", serve.output_root,
-                        "The folder every output path is relative to, and stays in (default: the current directory)");
+                        "The folder every output path is relative to, and stays in (default: ./framepipe-output, made "
+                        "at start); no output may be a template, --state, --stream-list or --token-file, or lie in "
+                        "their folders");
+  serve_cmd->add_option("--max-input-size", serve.max_input_size,
+                        "The largest input frame a stream may have, either way round (a larger testsrc:// or v4l2:// "
+                        "size is refused with 422; a larger file or camera fails its stream when it opens)")
+      ->type_name("WxH")
+      ->capture_default_str();
+  serve_cmd->add_option("--max-input-fps", serve.max_input_fps,
+                        "The highest frame rate a stream's input may ask for (testsrc://, v4l2://...?fps=; beyond it: 422)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   serve_cmd->add_option("--drain-timeout", serve.drain_timeout,
                         "Seconds a drain (SIGTERM, Ctrl-C, POST /v1/drain) may take to finalize every stream (else exit 1)")
       ->check(CLI::PositiveNumber)

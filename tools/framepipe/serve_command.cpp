@@ -66,11 +66,44 @@ std::string bearer_token(const ServeArguments& args, const service::ListenAddres
                                    args.listen));
     return "";
   }
+  std::string token;
   try {
-    return service::read_token_file(args.token_file);
+    token = service::read_token_file(args.token_file);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
+  if (const std::string warning = service::token_file_access_warning(args.token_file); !warning.empty())
+    fmt::print(stderr, "framepipe serve: warning: {}\n", warning);
+  return token;
+}
+
+InputLimits input_limits(const ServeArguments& args) {
+  InputLimits limits;
+  if (!parse_frame_size(args.max_input_size, limits.max_width, limits.max_height))
+    throw UsageError(fmt::format("--max-input-size {}: expected WIDTHxHEIGHT, each at least 1 (e.g. 3840x2160)",
+                                 args.max_input_size));
+  limits.max_fps = args.max_input_fps;
+  return limits;
+}
+
+// --output-root, or ./framepipe-output made now: outputs never land among the files the
+// service was started with.
+fs::path output_root(const ServeArguments& args) {
+  if (!args.output_root.empty()) return fs::absolute(args.output_root);
+  const fs::path root = fs::absolute(kDefaultOutputRoot);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot make the output root {} (or give --output-root DIR): {}",
+                                               root.string(), ec.message()));
+  return root;
+}
+
+// The files a stream may never write, nor beside (the templates are StreamTemplates' own).
+std::vector<ServiceFile> own_files(const ServeArguments& args) {
+  std::vector<ServiceFile> files;
+  if (!args.stream_list.empty()) files.push_back({fs::absolute(args.stream_list), "stream list (--stream-list)"});
+  if (!args.token_file.empty()) files.push_back({fs::absolute(args.token_file), "token file (--token-file)"});
+  return files;  // the state file: the manager adds it (it owns it)
 }
 
 StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates,
@@ -78,7 +111,9 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   StreamManagerOptions options;
   options.pipelines = std::move(templates);
   for (const auto& root : args.allow_roots) options.roots.allow_roots.push_back(fs::absolute(root));
-  options.roots.output_root = fs::absolute(args.output_root.empty() ? fs::current_path() : fs::path(args.output_root));
+  options.roots.output_root = output_root(args);
+  options.roots.own_files = own_files(args);
+  options.input_limits = input_limits(args);
   options.max_streams = args.max_streams;
   options.devices = std::move(devices);
   options.run.progress = false;

@@ -1,0 +1,18 @@
+// A file only its owner may read (the state file: input URIs with passwords), replaced whole
+// so that a crash at any moment leaves the old content or the new one, never half of one.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+namespace fp {
+
+// Writes `text` to a new temporary file in `file`'s folder (a name of its own each time,
+// created with O_EXCL|O_NOFOLLOW and mode 0600, so that no link or file planted beside it is
+// ever opened, truncated or chmod'ed), fsyncs it, renames it over `file` and fsyncs the
+// folder. Every step goes through one descriptor of the folder, so the file is written where
+// the folder was when it was opened. Throws std::runtime_error saying which step failed
+// (without naming `file`: the caller does).
+void replace_private_file(const std::filesystem::path& file, std::string_view text);
+
+}  // namespace fp

@@ -1,0 +1,94 @@
+// The state file of `framepipe serve` against a hostile neighbour: whoever can plant a link
+// beside it (its folder is shared, or was once) must not get the streams, with their
+// passwords, written into a file of their choosing, nor any file outside truncated.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/stream_state_file.hpp"
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+std::string text_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<SavedStream> one_stream() {
+  return {{StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {}, .decode = {}}, false}};
+}
+
+// A link at the path the temporary file used to have (STATE.tmp) pointing at a file of
+// someone else's: that file is not truncated, chmod'ed nor filled, and the state file is a
+// regular file of its own afterwards.
+TEST(StreamStateFile, ALinkAtTheOldTemporaryPathIsNotFollowed) {
+  TempDir dir("state-file-tmp-link");
+  fs::create_directories(dir / "state");
+  fs::create_directories(dir / "elsewhere");
+  const fs::path victim = dir / "elsewhere" / "victim.txt";
+  std::ofstream(victim) << "not yours\n";
+  fs::permissions(victim, fs::perms(0644));
+  const fs::path file = dir / "state" / "streams.json";
+  fs::create_symlink(victim, file.string() + ".tmp");
+
+  write_stream_state(file, one_stream());
+
+  EXPECT_EQ(text_of(victim), "not yours\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(victim.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u) << "the file behind the link was chmod'ed";
+  ASSERT_EQ(::lstat(file.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode)) << "the state path names something other than a regular file";
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(read_stream_state(file).size(), 1u);
+  EXPECT_EQ(read_stream_state(file)[0].spec.uri, "rtsp://u:secret@h/1");
+  // The planted link is left as it was (not ours to remove), and nothing else is left behind.
+  EXPECT_TRUE(fs::is_symlink(file.string() + ".tmp"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir / "state")) ++entries;
+  EXPECT_EQ(entries, 2u) << "a temporary file was left beside the state file";
+}
+
+// Written twice in a row: each write makes a temporary of its own and leaves none.
+TEST(StreamStateFile, EveryWriteLeavesOnlyTheStateFile) {
+  TempDir dir("state-file-rewrite");
+  const fs::path file = dir / "streams.json";
+  write_stream_state(file, one_stream());
+  write_stream_state(file, {});
+  EXPECT_TRUE(read_stream_state(file).empty());
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"streams.json"});
+}
+
+// A state path that is itself a link is refused, naming the file: the state is replaced by
+// rename, which replaces the link and not its target, so the next start would read the old
+// target's streams back (or another user's file, read as if it were the state).
+TEST(StreamStateFile, AStatePathThatIsALinkIsRefused) {
+  TempDir dir("state-file-link");
+  const fs::path real = dir / "real.json";
+  write_stream_state(real, one_stream());
+  const fs::path file = dir / "streams.json";
+  fs::create_symlink(real, file);
+  try {
+    read_stream_state(file);
+    FAIL() << "a state file that is a symbolic link was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,71 @@
+// The token file of `framepipe serve --token-file`: what is refused (exit 2 at start) and
+// what is only warned about, as ssh warns of a private key others can read.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "service/bearer_token.hpp"
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp::service {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+fs::path write_file(const fs::path& file, const std::string& bytes, fs::perms mode) {
+  std::ofstream(file, std::ios::binary) << bytes;
+  fs::permissions(file, mode);
+  return file;
+}
+
+std::string refusal(const fs::path& file) {
+  try {
+    read_token_file(file);
+    return "";
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+// A NUL byte (or any control character) is no part of a token a client can send in a header:
+// a file holding one is a mistake (a binary file, a truncated write), refused naming the file
+// and never echoing the token.
+TEST(TokenFile, ControlCharactersAreRefused) {
+  TempDir dir("token-control");
+  for (const std::string& bytes : {std::string("abc\0def\n", 8), std::string("abc\x01" "def"), std::string("abc\x7f")}) {
+    const fs::path file = write_file(dir / "token", bytes, fs::perms(0600));
+    const std::string message = refusal(file);
+    EXPECT_NE(message.find(file.string()), std::string::npos) << "accepted or unnamed: '" << message << "'";
+    EXPECT_NE(message.find("control character"), std::string::npos) << message;
+    EXPECT_EQ(message.find("def"), std::string::npos) << message;
+  }
+  EXPECT_EQ(refusal(write_file(dir / "token", "abc-def_0123\n", fs::perms(0600))), "");
+  EXPECT_EQ(read_token_file(dir / "token"), "abc-def_0123");
+}
+
+// Readable (or writable) by every user: a warning naming the file and the fix. A group's
+// access is taken as meant (Kubernetes mounts a Secret 0440 for the pod's fsGroup).
+TEST(TokenFile, OthersAccessIsWarnedOfWithTheFix) {
+  TempDir dir("token-mode");
+  const fs::path file = write_file(dir / "token", "s3cr3t-t0k3n\n", fs::perms(0644));
+  const std::string warning = token_file_access_warning(file);
+  EXPECT_NE(warning.find(file.string()), std::string::npos) << warning;
+  EXPECT_NE(warning.find("chmod 600"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("0644"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find("s3cr3t"), std::string::npos) << warning;
+  fs::permissions(file, fs::perms(0602));
+  EXPECT_NE(token_file_access_warning(file), "");
+  fs::permissions(file, fs::perms(0600));
+  EXPECT_EQ(token_file_access_warning(file), "");
+  fs::permissions(file, fs::perms(0440));
+  EXPECT_EQ(token_file_access_warning(file), "");
+  fs::permissions(file, fs::perms(0400));
+  EXPECT_EQ(token_file_access_warning(file), "");
+}
+
+}  // namespace
+}  // namespace fp::service
