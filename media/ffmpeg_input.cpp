@@ -3,12 +3,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 
+#include "core/open_beneath.hpp"
 #include "media/ffmpeg_common.hpp"
+#include "media/served_protocols.hpp"
 #include "media/stream_uri.hpp"
+#include "media/url_protocol.hpp"
 #include "media/v4l2_uri.hpp"
 
 namespace fp::ff {
@@ -37,9 +43,24 @@ void check_camera_device(const std::string& uri, const std::string& device) {
     fail(uri, "no permission to open " + device + " (the user must be in its group, usually `video`)", AVERROR(errno));
 }
 
+// A file or camera of a confined input, opened beneath its allowed root (`flags`: O_RDONLY
+// for a file; O_PATH for a camera, which the v4l2 device then opens itself).
+UniqueFd open_confined(const std::string& uri, const std::string& path, const PathConfinement& confined, int flags) {
+  try {
+    return open_within(path, confined.input_roots, flags);
+  } catch (const std::system_error& e) {
+    fail(uri, std::string("cannot open: ") + e.what());  // e.what() names the path, the root and the reason
+  }
+}
+
+// The name by which FFmpeg re-opens exactly the inode held open: the file's /proc magic
+// link (a camera's v4l2 device takes a path, never an AVIOContext).
+std::string held_path(const UniqueFd& fd) { return "/proc/self/fd/" + std::to_string(fd.get()); }
+
 }  // namespace
 
-OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& interrupt, int network_timeout_ms) {
+OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& interrupt, int network_timeout_ms,
+                       const PathConfinement* confined) {
   global_init();
   // Every message names the input without its password; FFmpeg gets the real URL.
   const std::string uri = mask_credentials(full_uri);
@@ -52,6 +73,7 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
   const AVInputFormat* format = nullptr;
   DictionaryPtr options;
   OpenedInput opened;
+  UniqueFd camera_fd;  // a confined camera, held until the device has opened it
 
   if (is_v4l2_uri(full_uri)) {
     V4l2Uri camera;
@@ -61,7 +83,11 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
       fail(uri, e.what());
     }
     url = camera.device;
-    check_camera_device(uri, camera.device);
+    if (confined != nullptr) {
+      camera_fd = open_confined(uri, camera.device, *confined, O_PATH);
+      url = held_path(camera_fd);
+    }
+    check_camera_device(uri, url);
     format = av_find_input_format("v4l2");
     if (format == nullptr) fail(uri, "cannot open: this FFmpeg build has no v4l2 input device");
     if (!camera.size.empty()) set_option(uri, options, "video_size", camera.size.c_str());
@@ -85,6 +111,22 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
     set_option(uri, options, "rw_timeout", timeout_us.c_str());
     opened.live = is_live_uri(full_uri);
   }
+  if (confined != nullptr && format == nullptr) {
+    if (url_protocol(url).is_file()) {
+      // The demuxer reads the file opened beneath the root, through our own I/O: what it
+      // reads is that inode whatever its name means by now. FFmpeg's file protocol on
+      // /proc/self/fd/N would read the same, but this way nothing else can be opened (below)
+      // and the real name still tells the demuxer the format by its extension.
+      const std::string path = file_protocol_path(url);
+      opened.file_io = std::make_unique<FdIo>(uri, open_confined(uri, path, *confined, O_RDONLY));
+      url = path;
+    } else if (const auto whitelist = served_protocol_whitelist(url)) {
+      // Binds the open and every URL the demuxer opens on its own (segments, keys, RTP).
+      set_option(uri, options, "protocol_whitelist", whitelist->c_str());
+    } else {
+      fail(uri, "cannot open: not an input this service reads (protocol '" + url_protocol(url).name + "')");
+    }
+  }
 
   // What avformat_find_stream_info reads is buffered and comes out of the first reads at
   // once: from a live input a burst of stale frames, into a queue that drops the oldest when
@@ -97,6 +139,10 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
   AVFormatContext* raw = avformat_alloc_context();
   if (raw == nullptr) fail(uri, "cannot open", AVERROR(ENOMEM));
   raw->interrupt_callback = interrupt;
+  if (opened.file_io) {
+    raw->pb = opened.file_io->context();  // custom I/O: avformat_close_input leaves it to us
+    raw->io_open = &refuse_io_open;       // names in the file (HLS, concat, drefs) were never checked
+  }
   // On failure avformat_open_input frees the context itself and nulls the pointer.
   const int ret = with_dictionary(
       options, [&](AVDictionary** dict) { return avformat_open_input(&raw, url.c_str(), format, dict); });

@@ -16,9 +16,11 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
 
+#include "core/open_beneath.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/io_deadline.hpp"
 #include "media/lent_planes.hpp"
@@ -414,8 +416,9 @@ class FfmpegSink final : public FrameSink {
     ff::DictionaryPtr muxer_options = muxer_settings();
     connecting_ = is_network_output(target_.kind);  // a file's header is written whatever comes
     if ((format_->oformat->flags & AVFMT_NOFILE) == 0) {
+      const std::string url = options_.confined ? create_confined_file() : target_.url;
       auto open = [&] {
-        return avio_open2(&format_->pb, target_.url.c_str(), AVIO_FLAG_WRITE, &format_->interrupt_callback, nullptr);
+        return avio_open2(&format_->pb, url.c_str(), AVIO_FLAG_WRITE, &format_->interrupt_callback, nullptr);
       };
       // An SRT listener waits for its receiver to call, for as long as it takes (Ctrl-C ends it).
       const int ret = srt_listener() ? open() : with_deadline(open);
@@ -440,13 +443,34 @@ class FfmpegSink final : public FrameSink {
     }
   }
 
+  // A service's output file, created beneath the output root (the name was checked when the
+  // stream was accepted; a symlink swapped in since refuses). FFmpeg gets the file's /proc
+  // magic link rather than an AVIOContext of ours: its file protocol then re-opens exactly
+  // the inode held here (truncating what is already empty), and writing, seeking back for the
+  // header, flushing, error reporting and closing stay FFmpeg's own, as for any other file.
+  // The muxer was picked from the real name (target_.muxer), never from this one.
+  std::string create_confined_file() {
+    if (target_.kind != OutputKind::File)
+      ff::fail(path_, "cannot create: a service writes files one by one beneath its output root, and an HLS playlist "
+                      "writes and deletes segments by name (use .mp4, .mkv, .ts or .y4m)");
+    try {
+      created_ = create_within(target_.url, options_.confined->output_root);
+    } catch (const std::system_error& e) {
+      ff::fail(path_, std::string("cannot create: ") + e.what());  // e.what(): the path, the root, the reason
+    }
+    return "/proc/self/fd/" + std::to_string(created_.get());
+  }
+
   // Leaves no unreadable stub behind when opening fails: the file was created just now, by us.
   void discard_new_output() {
     format_.reset();
-    if (target_.kind == OutputKind::File) {
-      std::error_code ignored;
-      std::filesystem::remove(target_.url, ignored);
+    if (target_.kind != OutputKind::File) return;
+    if (options_.confined) {
+      remove_within(target_.url, options_.confined->output_root, created_);  // by name only if still ours
+      return;
     }
+    std::error_code ignored;
+    std::filesystem::remove(target_.url, ignored);
   }
 
   bool srt_listener() const {
@@ -602,6 +626,7 @@ class FfmpegSink final : public FrameSink {
   StreamGaps gaps_;                          // a network output's lost receivers
   IoDeadline::Clock::time_point next_attempt_at_{};
   bool restart_with_key_frame_ = false;
+  UniqueFd created_;  // a confined output file, as created beneath the output root
   ff::OutputFormatPtr format_;
   ff::CodecContextPtr encoder_;
   AVStream* stream_ = nullptr;

@@ -60,7 +60,8 @@ class FfmpegSource final : public FrameSource {
     deadline_.arm(2 * timeout_);
     try {
       // `this` is stable: sources live on the heap behind the unique_ptr open_source returns.
-      start(ff::open_input(uri, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}, options.network_timeout_ms),
+      start(ff::open_input(uri, AVIOInterruptCB{&FfmpegSource::interrupt_callback, this}, options.network_timeout_ms,
+                           options.confined ? &*options.confined : nullptr),
             DecodeOptions{});
     } catch (const MediaError& e) {
       if (!deadline_.timed_out()) throw;
@@ -149,6 +150,7 @@ class FfmpegSource final : public FrameSource {
 
   void start(ff::OpenedInput opened, const DecodeOptions& options) {
     io_ = std::move(opened.io);
+    file_io_ = std::move(opened.file_io);
     format_ = std::move(opened.format);
     select_stream();
     open_decoder(opened.live, options);
@@ -496,6 +498,7 @@ class FfmpegSource final : public FrameSource {
   // ask it for buffers while the decoder is being closed.
   DecodeBuffers buffers_{memory_};
   std::unique_ptr<ff::MemoryIo> io_;  // open_memory_source's bytes; outlives format_
+  std::unique_ptr<ff::FdIo> file_io_;  // a confined file (SourceOptions::confined); outlives format_
   ff::InputFormatPtr format_;
   AVStream* stream_ = nullptr;
   const AVCodec* codec_ = nullptr;

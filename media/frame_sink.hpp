@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/frame.hpp"
+#include "core/path_confinement.hpp"
 #include "media/reconnect.hpp"
 #include "media/video_info.hpp"
 
@@ -34,6 +36,10 @@ struct SinkOptions {
   // the output connects again with this backoff; the encoder restarts with a key frame.
   ReconnectPolicy reconnect;
   ReconnectListener on_reconnect;  // gaps as they happen (may be empty)
+  // Set for a stream of `framepipe serve` (unset: `framepipe run` writes where it is told):
+  // a file is created beneath `output_root` only (core/open_beneath.hpp); an HLS playlist,
+  // which writes and deletes segments by name, is refused.
+  std::optional<PathConfinement> confined;
 };
 
 class FrameSink {

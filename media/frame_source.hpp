@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/frame.hpp"
+#include "core/path_confinement.hpp"
 #include "core/frame_pool.hpp"
 #include "media/decode_errors.hpp"
 #include "media/reconnect.hpp"
@@ -73,6 +74,11 @@ struct SourceOptions {
   // is reported at once); a stream that stops after it opened is opened again.
   ReconnectPolicy reconnect;
   ReconnectListener on_reconnect;  // gaps and reconnects as they happen (may be empty)
+  // Set for a stream of `framepipe serve` (unset: FFmpeg's defaults, as `framepipe run` has
+  // them). A file or camera is opened beneath one of `input_roots` only, and a file's
+  // demuxer may open nothing else; a network input may use only the protocols its scheme
+  // needs (served_protocols.hpp), never a file.
+  std::optional<PathConfinement> confined;
 };
 
 // Opens a source; throws MediaError naming the URI and the reason. Frames are made in

@@ -39,7 +39,7 @@ constexpr auto kPollInterval = std::chrono::milliseconds(50);
 class Run {
  public:
   Run(const PipelineDefinition& definition, const Device& device, const RunOptions& options)
-      : graph_(definition), options_(options), failures_(graph_.nodes().size()), host_copies_(graph_) {
+      : graph_(definition), confinement_(definition.confinement), options_(options), failures_(graph_.nodes().size()), host_copies_(graph_) {
     stats_.pipeline = definition.file;
     stats_.device = device.name();
     slots_ = make_frame_slots(device, device.kind == DeviceKind::Cuda ? options.slots : 1,
@@ -110,6 +110,7 @@ class Run {
     const std::size_t index = nodes_.size();
     const StageRole role = g.spec->role;
     StageContext context{g.stage->id, device, slots_->count(), static_cast<int>(options_.queue_depth), options_.stop};
+    context.confinement = confinement_;
     // A source's reconnects show as the stream reconnecting; an output's (a receiver gone)
     // do not: the stream itself goes on.
     if (options_.monitor != nullptr && role == StageRole::Source)
@@ -463,6 +464,7 @@ class Run {
   }
 
   PipelineGraph graph_;  // points into the definition, which outlives the run
+  std::optional<PathConfinement> confinement_;  // the definition's: where its stages may open files
   RunOptions options_;
   RunMonitor* monitor_ = options_.monitor;  // null: nothing published
   PublishThrottle graph_publish_;           // the graph's thread's

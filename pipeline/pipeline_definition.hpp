@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/path_confinement.hpp"
 #include "pipeline/drop_policy.hpp"
 #include "pipeline/file_clashes.hpp"
 #include "stages/stage.hpp"
@@ -45,6 +46,9 @@ struct PipelineDefinition {
   // Every file it reads and writes, every stream's: none clash (checked when loaded); a file
   // the caller adds (--stats-json) is checked against them (check_file_clashes).
   std::vector<FileUse> files;
+  // Set by `framepipe serve`'s plan (never by a file or a client): its stages open their
+  // files beneath these roots (StageContext::confinement).
+  std::optional<PathConfinement> confinement;
 
   const StageDefinition* find(const std::string& id) const {
     for (const auto& s : stages)

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 
 #include "media/output_target.hpp"
+#include "media/served_protocols.hpp"
 #include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
+#include "media/url_protocol.hpp"
 #include "media/v4l2_uri.hpp"
 #include "pipeline/input_limits.hpp"
 #include "pipeline/streams.hpp"
@@ -22,14 +23,6 @@ namespace fs = std::filesystem;
 using OwnFile = StreamTemplates::OwnFile;
 
 constexpr std::size_t kMaxNameLength = 64;
-
-// The network inputs a client may name. Only these: FFmpeg reads "concat://", "subfile://",
-// "cache://" and the like as protocols that open local files, which would walk around the
-// allowed roots.
-constexpr std::array<std::string_view, 9> kNetworkInputSchemes = {"rtsp://", "rtsps://", "rtmp://", "rtmps://", "udp://",
-                                                                  "rtp://",  "srt://",   "http://", "https://"};
-
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -59,19 +52,18 @@ std::string roots_text(const std::vector<fs::path>& roots) {
   return fmt::format("allowed: {}", fmt::join(names, ", "));
 }
 
+// A protocol name from a client's URI, safe to echo: bounded (FFmpeg's own bound is 127).
+std::string printable_protocol(const std::string& name) { return name.size() > 32 ? name.substr(0, 32) + "..." : name; }
+
 std::string joined(const std::vector<std::string>& names) { return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")); }
 
-// FFmpeg reads what precedes a ':' in a plain path as a protocol (pipe:0, fd:3, concat:a|b).
-bool names_a_protocol(std::string_view path) {
-  const auto colon = path.find(':');
-  return colon != std::string_view::npos && path.find('/') > colon;
-}
-
-// Inputs: network schemes and testsrc:// anywhere; files and cameras only under an allowed root.
+// Inputs: the served network schemes and testsrc:// anywhere; files and cameras only under
+// an allowed root. What is a file is what FFmpeg will open as one (url_protocol): anything
+// else it would read through a protocol of its own (subfile, concat, cache, pipe, fd...),
+// which opens local files or descriptors by names no root was checked against.
 void confine_input(const std::string& uri, const std::vector<fs::path>& allow_roots) {
   if (is_testsrc_uri(uri)) return;
-  for (const auto scheme : kNetworkInputSchemes)
-    if (starts_with(uri, scheme)) return;
+  if (served_protocol_whitelist(uri)) return;
   const std::string shown = mask_credentials(uri);
   std::string path;
   if (is_v4l2_uri(uri)) {
@@ -80,16 +72,13 @@ void confine_input(const std::string& uri, const std::vector<fs::path>& allow_ro
     } catch (const std::invalid_argument& e) {
       throw StreamRejected(422, fmt::format("input '{}': {}", shown, e.what()));
     }
-  } else if (starts_with(uri, "file://")) {
-    path = uri.substr(7);
-  } else if (starts_with(uri, "file:")) {
-    path = uri.substr(5);
-  } else if (uri.find("://") != std::string::npos || names_a_protocol(uri)) {
-    throw StreamRejected(403, fmt::format("input '{}': not an input this service reads: a file or v4l2:// camera under "
-                                          "an allowed root, testsrc://, or one of {}",
-                                          shown, fmt::join(kNetworkInputSchemes, " ")));
+  } else if (const UrlProtocol protocol = url_protocol(uri); protocol.is_file()) {
+    path = file_protocol_path(uri);
   } else {
-    path = uri;
+    throw StreamRejected(403, fmt::format("input '{}': not an input this service reads (FFmpeg would open it with its "
+                                          "'{}' protocol): a file or v4l2:// camera under an allowed root, testsrc://, "
+                                          "or one of {}",
+                                          shown, printable_protocol(protocol.name), fmt::join(served_network_schemes(), " ")));
   }
   const fs::path real = resolved(path);
   for (const auto& root : allow_roots)
@@ -149,25 +138,31 @@ void check_input_limits(const std::string& uri, const InputLimits& limits) {
   if (!problem.empty()) throw StreamRejected(422, fmt::format("input '{}': {}", mask_credentials(uri), problem));
 }
 
-// An output path relative to the output root, kept inside it (no "..", no symlink out) and
-// off the service's own files; network outputs and null as they are. Returns what the stream writes.
+// An output path relative to the output root, kept inside it (no "..", no symlink out; the
+// stream then creates it beneath the root's directory, PathConfinement) and off the
+// service's own files; network outputs and null as they are. An HLS playlist is refused: its
+// muxer writes, renames and deletes segment files by name, which no open beneath the root
+// can hold to it. Returns what the stream writes.
 std::string confine_output(const std::string& output, const std::string& where, const fs::path& output_root,
                            const std::vector<OwnFile>& own_files) {
   if (output.empty() || output == "null") return output;
+  const std::string shown = mask_credentials(output);
   try {
-    if (is_network_output(parse_output_target(output).kind)) return output;
-  } catch (const std::exception&) {
+    const OutputKind kind = parse_output_target(output).kind;
+    if (is_network_output(kind)) return output;
+    if (kind == OutputKind::Hls)
+      throw StreamRejected(403, fmt::format("{}: '{}': a service stream writes no HLS playlist (its segments are "
+                                            "written and deleted by name); use .mp4, .mkv, .ts or .y4m",
+                                            where, shown));
+  } catch (const std::invalid_argument&) {
     // Not a media output (luma_histogram's text file): a file like any other.
   }
-  std::string path = output;
-  if (starts_with(path, "file://")) path = path.substr(7);
-  else if (starts_with(path, "file:")) path = path.substr(5);
-  const std::string shown = mask_credentials(output);
+  if (!url_protocol(output).is_file())
+    throw StreamRejected(403, fmt::format("{}: '{}' is no file under the output root", where, shown));
+  const std::string path = file_protocol_path(output);
   if (path.empty() || fs::path(path).is_absolute())
     throw StreamRejected(403, fmt::format("{}: '{}' must be a path relative to the output root {}", where, shown,
                                           output_root.string()));
-  if (names_a_protocol(path))
-    throw StreamRejected(403, fmt::format("{}: '{}' is no file under the output root", where, shown));
   const fs::path target = (output_root / path).lexically_normal();
   if (!is_within(target, output_root) || !is_within(resolved(target), output_root))
     throw StreamRejected(403, fmt::format("{}: '{}' leads outside the output root {}", where, shown, output_root.string()));
@@ -315,6 +310,8 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     }
   }
   plan.endless = every_input_endless;
+  // What was checked here is opened beneath these roots when the stream starts.
+  definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
   if (!definition.realtime) definition.realtime = streams_to_network(definition);
   // The stream's own outputs against its own inputs, now that they are where it writes them.
   check_stream_clashes(spec.name, plan, {});

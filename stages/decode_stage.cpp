@@ -132,6 +132,7 @@ StageSpec decode_stage_spec() {
     options.reconnect = reconnect_policy(params, is_live_uri(params.text("uri")));
     // Queued, in the slots, one in the graph's hands and one the source is pushing.
     options.frames_held = context.queue_depth + context.slots + 2;
+    options.confined = context.confinement;
     return std::make_unique<DecodeStage>(params.text("uri"), std::move(options), context.device,
                                          context.reconnect_observer);
   };

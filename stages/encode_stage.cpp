@@ -110,6 +110,7 @@ StageSpec encode_stage_spec() {
     options.hls_segment_seconds = params.real("hls.segment_seconds");
     options.hls_playlist_size = static_cast<int>(params.integer("hls.playlist_size"));
     options.stop = context.stop;
+    options.confined = context.confinement;
     options.reconnect = reconnect_policy(params, reconnects_by_default(options.path));
     return std::make_unique<EncodeStage>(std::move(options), params.text("drop") == "oldest");
   };

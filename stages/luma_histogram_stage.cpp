@@ -33,7 +33,7 @@ class LumaHistogramStage final : public ProcessStage {
       : path_(std::move(path)), format_(format), context_(std::move(context)) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
-    out_.open(path_);
+    out_.open(path_, context_.confinement ? &context_.confinement->output_root : nullptr);
     if (format_ == RowFormat::Csv) {
       std::string header = "frame,pts,time,mean,otsu";
       for (int i = 0; i < 256; ++i) header += fmt::format(",b{}", i);

@@ -13,6 +13,7 @@
 
 #include "core/frame.hpp"
 #include "core/frame_context.hpp"
+#include "core/path_confinement.hpp"
 #include "media/decode_errors.hpp"
 #include "media/reconnect.hpp"
 #include "media/video_info.hpp"
@@ -45,6 +46,9 @@ struct StageContext {
   // (the executor forwards them to its RunMonitor, which shows the stream reconnecting).
   // Empty: nobody else listens.
   ReconnectListener reconnect_observer;
+  // A stream of `framepipe serve`: where its files may be opened (the service's roots), for
+  // the sources and outputs to open beneath them. Unset: `framepipe run`, no confinement.
+  std::optional<PathConfinement> confinement;
 };
 
 enum class StageRole { Source, Process, Sink };

@@ -2,19 +2,36 @@
 
 #include <fmt/format.h>
 
+#include <stdio.h>
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
+
+#include "core/open_beneath.hpp"
 
 namespace fp {
 
 TextOutput::~TextOutput() { abandon(); }
 
-void TextOutput::open(std::string path) {
+void TextOutput::open(std::string path, const std::filesystem::path* beneath_root) {
   abandon();
   path_ = std::move(path);
-  file_ = std::fopen(path_.c_str(), "w");
+  if (beneath_root == nullptr) {
+    file_ = std::fopen(path_.c_str(), "w");
+    if (file_ == nullptr) fail("cannot create", errno);
+    return;
+  }
+  UniqueFd fd;
+  try {
+    fd = create_within(path_, *beneath_root);
+  } catch (const std::system_error& e) {
+    throw std::runtime_error(fmt::format("cannot create: {}", e.what()));  // e.what() names the path
+  }
+  file_ = ::fdopen(fd.get(), "w");
   if (file_ == nullptr) fail("cannot create", errno);
+  fd.release();  // the FILE owns it now
 }
 
 void TextOutput::write(std::string_view text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -17,8 +18,9 @@ class TextOutput {
   TextOutput(const TextOutput&) = delete;
   TextOutput& operator=(const TextOutput&) = delete;
 
-  // Creates or truncates the file. Throws std::runtime_error "PATH: cannot create: REASON".
-  void open(std::string path);
+  // Creates or truncates the file; with `beneath_root` (a service's output root) only beneath
+  // it, as core/open_beneath.hpp opens. Throws std::runtime_error "PATH: cannot create: REASON".
+  void open(std::string path, const std::filesystem::path* beneath_root = nullptr);
   // Throws std::runtime_error "PATH: cannot write: REASON".
   void write(std::string_view text);
   // Flushes and closes; idempotent. Throws like write() when the data did not all get out.

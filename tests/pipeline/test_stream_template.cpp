@@ -242,6 +242,29 @@ TEST_F(StreamTemplateTest, LocalInputsOnlyUnderAnAllowedRoot) {
   EXPECT_EQ(ftp_message.find("hunter2"), std::string::npos) << ftp_message;
 }
 
+// What FFmpeg reads as a protocol is one, whatever a path would look like: with the
+// working directory inside an allowed root, "subfile,/.../:PATH" once passed for a relative
+// path (its '/' before its ':') while FFmpeg read PATH through its subfile protocol, and
+// "file://NAME" for NAME under the working directory while FFmpeg opens "//NAME" (/NAME).
+TEST_F(StreamTemplateTest, UrisAreReadAsFfmpegReadsThem) {
+  std::ofstream(dir_ / "media" / "in.y4m") << "";
+  std::ofstream(dir_ / "elsewhere" / "in.y4m") << "";
+  const fs::path outside = dir_ / "elsewhere" / "in.y4m";
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_ / "media");
+  const auto status = [&](const std::string& uri) { return refusal(spec("cam1", uri)).first; };
+  EXPECT_EQ(status("in.y4m"), 0);
+  EXPECT_EQ(status("file:in.y4m"), 0);
+  EXPECT_EQ(status("subfile,/start/0/end/0//:" + outside.string()), 403);
+  EXPECT_EQ(status("subfile,,start,0,end,0,,:in.y4m"), 403);  // subfile is no file, even inside
+  EXPECT_EQ(status("file://in.y4m"), 403);                      // FFmpeg opens /in.y4m
+  EXPECT_EQ(status("FILE:in.y4m"), 403);                        // no protocol FFmpeg knows
+  EXPECT_EQ(status("async:in.y4m"), 403);
+  EXPECT_EQ(status("cache:" + outside.string()), 403);
+  EXPECT_EQ(status("hls+http://cam.example/a.m3u8"), 403);      // not one of the schemes served
+  fs::current_path(cwd);
+}
+
 TEST_F(StreamTemplateTest, NoAllowedRootsMeansNoLocalInputs) {
   roots_.allow_roots.clear();
   std::ofstream(dir_ / "media" / "in.y4m") << "";
