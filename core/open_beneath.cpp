@@ -49,7 +49,9 @@ UniqueFd open_beneath(const fs::path& root, const fs::path& relative, int flags,
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   const long fd = ::syscall(SYS_openat2, dir.get(), relative.c_str(), &how, sizeof how);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-  if (errno == ENOSYS) return open_beneath_by_components(root, relative, flags, mode);  // before Linux 5.6
+  // ENOSYS before Linux 5.6; EPERM from container runtimes whose seccomp profile predates
+  // openat2 (Docker's before 20.10 answers EPERM for a system call it does not know).
+  if (errno == ENOSYS || errno == EPERM) return open_beneath_by_components(root, relative, flags, mode);
   const int error = errno;
   fail(error, root / relative, error == EXDEV || error == ELOOP ? "leads out of " + root.string() : "cannot open");
 }

@@ -16,7 +16,8 @@ namespace fp {
 // Opens `relative` (a relative path without "..") beneath the directory `root` with
 // open(2) `flags` (O_CLOEXEC added) and `mode` (with O_CREAT): a symlink on the way may not
 // lead out of `root` and no /proc magic link is followed: openat2(2) with RESOLVE_BENEATH |
-// RESOLVE_NO_MAGICLINKS, or open_beneath_by_components where the kernel has no openat2.
+// RESOLVE_NO_MAGICLINKS, or open_beneath_by_components where the kernel (or a container's
+// seccomp profile) has no openat2.
 // Throws std::system_error naming the path (a way out: EXDEV or ELOOP).
 UniqueFd open_beneath(const std::filesystem::path& root, const std::filesystem::path& relative, int flags,
                       mode_t mode = 0);
