@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/stream_template.hpp"
+#include "service/client_json.hpp"
 #include "service/json_response.hpp"
 #include "service/stream_json.hpp"
 #include "service/stream_routes.hpp"
@@ -21,26 +22,16 @@ struct SensorChange {
 
 // DeepStream's body, checked key by key (the same 400s as PUT's, naming the key).
 SensorChange parse_sensor_change(const std::string& body) {
-  json parsed;
-  try {
-    parsed = json::parse(body);
-  } catch (const json::parse_error& e) {
-    throw HttpError(400, fmt::format("request body: not valid JSON (at byte {})", e.byte));
-  }
+  const json parsed = parse_client_json(body);
   if (!parsed.is_object() || !parsed.contains("value") || !parsed["value"].is_object())
     throw HttpError(400, "value: missing (DeepStream's body: {\"key\": \"sensor\", \"value\": {\"camera_id\", "
                          "\"camera_url\", \"change\"}})");
   const auto& value = parsed["value"];
-  const auto text = [&](const char* key, bool required) -> std::string {
-    if (!value.contains(key)) {
-      if (required) throw HttpError(400, fmt::format("value.{}: missing", key));
-      return "";
-    }
-    if (!value[key].is_string())
-      throw HttpError(400, fmt::format("value.{}: expected a string, got {}", key, value[key].type_name()));
-    return value[key].get<std::string>();
-  };
-  return {text("camera_id", true), text("camera_url", false), text("change", false)};
+  // camera_id is checked as a stream name after this (1 to 64 characters); the bound here only
+  // keeps a megabyte of it from being copied first.
+  return {string_field(value, "value.", "camera_id", true, kMaxNameBytes),
+          string_field(value, "value.", "camera_url", false, kMaxUriBytes),
+          string_field(value, "value.", "change", false, kMaxNameBytes)};
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <regex>
+#include <string_view>
 
 #include "media/stream_uri.hpp"
+#include "service/client_json.hpp"
 #include "service/json_response.hpp"
 
 namespace fp::service {
@@ -51,16 +52,37 @@ json stream_json(const StreamStatus& s) {
   };
 }
 
-std::string yaml_text(const json& value) {
-  if (value.is_string()) {
-    const auto& text = value.get_ref<const std::string&>();
-    // A plain word stays plain (max_energy, cuda:0); anything YAML could read otherwise is
-    // quoted, and a JSON string is also a YAML double-quoted string.
-    static const std::regex plain("[A-Za-z_/][A-Za-z0-9_./:-]*");
-    static const std::regex reserved("(true|false|yes|no|on|off|null|~)", std::regex::icase);
-    if (std::regex_match(text, plain) && !std::regex_match(text, reserved)) return text;
+namespace {
+
+// A word YAML reads back as the same string when written plain: it starts with a letter, '_'
+// or '/', goes on with letters, digits and _./:- and is none of YAML's reserved words. A loop,
+// not a regex: std::regex recurses once per character, and this text is the client's.
+bool is_plain_yaml_word(std::string_view text) {
+  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (text.empty() || !(letter(text[0]) || text[0] == '_' || text[0] == '/')) return false;
+  for (const char c : text)
+    if (!(letter(c) || digit(c) || c == '_' || c == '.' || c == '/' || c == ':' || c == '-')) return false;
+  static constexpr std::string_view reserved[] = {"true", "false", "yes", "no", "on", "off", "null"};
+  for (const auto word : reserved) {
+    if (word.size() != text.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < word.size() && same; ++i)
+      same = (text[i] | 0x20) == word[i];  // ASCII letters only here: | 0x20 lowers them
+    if (same) return false;
   }
-  // Numbers, booleans, arrays and objects: JSON is YAML's flow style.
+  return true;
+}
+
+}  // namespace
+
+std::string yaml_text(const json& value) {
+  // A plain word stays plain (max_energy, cuda:0); anything YAML could read otherwise is
+  // quoted, and a JSON string is also a YAML double-quoted string.
+  if (value.is_string() && is_plain_yaml_word(value.get_ref<const std::string&>()))
+    return value.get<std::string>();
+  // Numbers, booleans, arrays and objects: JSON is YAML's flow style. Client values reach
+  // here only through parse_client_json, so their nesting (dump() recurses) is bounded.
   return value.dump();
 }
 
@@ -85,12 +107,17 @@ std::map<std::string, std::string> yaml_map(const json& body, const std::string&
   if (!object.is_object())
     throw HttpError(400, fmt::format("{}: expected an object of {} -> value, got {}", key,
                                      key == "set" ? "STAGE.PARAM" : "PARAM", object.type_name()));
+  if (object.size() > kMaxMapEntries)
+    throw HttpError(400, fmt::format("{}: {} entries, more than the {} allowed", key, object.size(), kMaxMapEntries));
   std::map<std::string, std::string> values;
   for (const auto& [name, value] : object.items()) {
+    check_field_length(fmt::format("{} key", key), name, kMaxNameBytes);
     if (value.is_null() || value.is_object())
       throw HttpError(400, fmt::format("{}.{}: expected a number, string, boolean or list, got {}", key, name,
                                        value.type_name()));
-    values[name] = yaml_text(value);
+    auto text = yaml_text(value);
+    check_field_length(fmt::format("{}.{}", key, name), text, kMaxValueBytes);
+    values[name] = std::move(text);
   }
   return values;
 }
@@ -98,28 +125,19 @@ std::map<std::string, std::string> yaml_map(const json& body, const std::string&
 }  // namespace
 
 StreamSpec stream_spec_from_json(const std::string& name, const std::string& body, const std::string& default_pipeline) {
-  json parsed;
-  try {
-    parsed = json::parse(body);
-  } catch (const json::parse_error& e) {
-    // Only the position: the parser's own message quotes the text, which may hold a password.
-    throw HttpError(400, fmt::format("request body: not valid JSON (at byte {})", e.byte));
-  }
+  const json parsed = parse_client_json(body);
   if (!parsed.is_object()) throw HttpError(400, fmt::format("request body: expected a JSON object, got {}", parsed.type_name()));
   for (const auto& [key, value] : parsed.items())
-    if (key != "pipeline" && key != "uri" && key != "set" && key != "decode")
+    if (key != "pipeline" && key != "uri" && key != "set" && key != "decode") {
+      check_field_length("a key of the request body", key, kMaxNameBytes);
       throw HttpError(400, fmt::format("{}: unknown key (expected pipeline, uri, set, decode)", key));
+    }
   StreamSpec spec;
   spec.name = name;
   spec.pipeline = default_pipeline;
-  if (parsed.contains("pipeline")) {
-    if (!parsed["pipeline"].is_string())
-      throw HttpError(400, fmt::format("pipeline: expected a string, got {}", parsed["pipeline"].type_name()));
-    spec.pipeline = parsed["pipeline"].get<std::string>();
-  }
+  if (parsed.contains("pipeline")) spec.pipeline = string_field(parsed, "", "pipeline", true, kMaxNameBytes);
   if (!parsed.contains("uri")) throw HttpError(400, "uri: missing (the stream's input: rtsp://..., testsrc://...)");
-  if (!parsed["uri"].is_string()) throw HttpError(400, fmt::format("uri: expected a string, got {}", parsed["uri"].type_name()));
-  spec.uri = parsed["uri"].get<std::string>();
+  spec.uri = string_field(parsed, "", "uri", true, kMaxUriBytes);
   if (spec.uri.empty()) throw HttpError(400, "uri: empty");
   if (parsed.contains("set")) spec.sets = yaml_map(parsed, "set");
   if (parsed.contains("decode")) spec.decode = yaml_map(parsed, "decode");

@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
 case "$seconds" in '' | *[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS-PER-TARGET]" >&2; exit 2 ;; esac
-targets=(${FUZZ_TARGETS:-pipeline_yaml uri media_decode http_request})
+targets=(${FUZZ_TARGETS:-pipeline_yaml uri media_decode http_request stream_spec_json})
 build="$root/build-fuzz"
 fuzz="$root/tests/fuzz"
 
@@ -34,7 +34,7 @@ seeds() {
   echo "$fuzz/corpus/$1"
   [ "$1" != pipeline_yaml ] || printf '%s\n' "$root/config" "$root/tests/config/valid" "$root/tests/config/malformed"
 }
-max_len() { case "$1" in pipeline_yaml) echo 4096 ;; uri) echo 256 ;; media_decode) echo 16384 ;; http_request) echo 131072 ;; esac; }
+max_len() { case "$1" in pipeline_yaml) echo 4096 ;; uri) echo 256 ;; media_decode) echo 16384 ;; http_request) echo 131072 ;; stream_spec_json) echo 65536 ;; esac; }
 timeout_s() { case "$1" in media_decode) echo 30 ;; http_request) echo 15 ;; *) echo 10 ;; esac; }
 
 failed=0

@@ -1,8 +1,8 @@
-// framepipe serve's boundary against clients that do not play fair (issue 27): bodies and
-// headers bounded as they arrive (chunked or not), probes that answer GET and HEAD only and
-// stay answerable under a flood, a web page kept out when there is no token (Host, Origin,
-// Content-Type), no request smuggled in a body, blank lines before a request ignored, and a
-// refusal instead of "100 Continue". Each against a real `framepipe serve`, with curl or
+// framepipe serve's boundary against clients that do not play fair (issue 27): one PUT that
+// cannot crash it (long and deep values), bodies and headers bounded as they arrive (chunked
+// or not), probes that answer GET and HEAD only and stay answerable under a flood, a web page
+// kept out when there is no token (Host, Origin, Content-Type), no request smuggled in a body,
+// blank lines before a request ignored, and a refusal instead of "100 Continue". Each against a real `framepipe serve`, with curl or
 // with the exact bytes a hostile client would send (raw_http_client.hpp).
 #include <gtest/gtest.h>
 
@@ -55,6 +55,44 @@ bool listed(ServeProcess& server, const std::string& name) {
   for (const auto& stream : streams["streams"])
     if (stream.value("name", "") == name) return true;
   return false;
+}
+
+// One PUT used to crash the whole service (SIGSEGV, every stream lost unfinalized): a long
+// `set` value ran std::regex_match, which recursed once per character on the HTTP worker's
+// stack, and a deep list ran nlohmann's recursive dump(). Each is now a 400 naming the field
+// and its limit, and the stream already running goes on.
+TEST(ServeBoundary, OnePutCannotCrashIt) {
+  ServeProcess server("one-put");
+  ASSERT_SERVING(server);
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam0"), kStream).status, 201);
+  const auto long_value = curl_with_body(
+      "PUT", server.url("/v1/streams/cam1"),
+      R"({"uri": "testsrc://64x48@30?frames=0", "set": {"smooth.radius": ")" + std::string(30'000, 'a') + R"("}})");
+  EXPECT_EQ(long_value.status, 400) << long_value.curl_error << long_value.body.substr(0, 300);
+  EXPECT_NE(long_value.body.find("set.smooth.radius"), std::string::npos) << long_value.body.substr(0, 300);
+  EXPECT_NE(long_value.body.find("4096"), std::string::npos) << long_value.body.substr(0, 300);
+  // 30,000 levels fit in the 64 KiB body limit.
+  const auto deep = curl_with_body("PUT", server.url("/v1/streams/cam1"),
+                                   R"({"uri": "testsrc://64x48@30?frames=0", "set": {"smooth.radius": )" +
+                                       std::string(30'000, '[') + std::string(30'000, ']') + "}}");
+  EXPECT_EQ(deep.status, 400) << deep.curl_error << deep.body.substr(0, 300);
+  EXPECT_NE(deep.body.find("nested deeper than"), std::string::npos) << deep.body.substr(0, 300);
+  const auto deep_add = curl_with_body("POST", server.url("/api/v1/stream/add"),
+                                       R"({"key": "sensor", "value": {"camera_id": "door", "camera_url": )" +
+                                           std::string(30'000, '[') + std::string(30'000, ']') + "}}");
+  EXPECT_EQ(deep_add.status, 400) << deep_add.curl_error << deep_add.body.substr(0, 300);
+  const auto long_url = curl_with_body("POST", server.url("/api/v1/stream/add"),
+                                       R"({"key": "sensor", "value": {"camera_id": "door", "camera_url": "testsrc://)" +
+                                           std::string(30'000, 'a') + R"("}})");
+  EXPECT_EQ(long_url.status, 400) << long_url.curl_error << long_url.body.substr(0, 300);
+  EXPECT_NE(long_url.body.find("value.camera_url"), std::string::npos) << long_url.body.substr(0, 300);
+  // Still serving, cam0 still running, nothing else added.
+  EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
+  const auto cam0 = curl("GET", server.url("/v1/streams/cam0")).json();
+  ASSERT_TRUE(cam0.is_object()) << "the service is gone";
+  EXPECT_EQ(cam0.value("state", ""), "running") << cam0.dump();
+  EXPECT_FALSE(listed(server, "cam1"));
+  EXPECT_FALSE(listed(server, "door"));
 }
 
 TEST(ServeBoundary, ProbesAnswerGetAndHeadOnly) {
