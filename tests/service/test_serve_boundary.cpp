@@ -2,8 +2,9 @@
 // cannot crash it (long and deep values), bodies and headers bounded as they arrive (chunked
 // or not), probes that answer GET and HEAD only and stay answerable under a flood, a web page
 // kept out when there is no token (Host, Origin, Content-Type), no request smuggled in a body,
-// blank lines before a request ignored, and a refusal instead of "100 Continue". Each against a real `framepipe serve`, with curl or
-// with the exact bytes a hostile client would send (raw_http_client.hpp).
+// blank lines before a request ignored, and a refusal instead of "100 Continue". Each against
+// a real `framepipe serve`, with curl or with the exact bytes a hostile client would send
+// (raw_http_client.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
