@@ -6,9 +6,10 @@
 //
 // Locking: one mutex guards the maps and every Run's non-atomic fields. A Run's thread
 // touches only its atomics, its monitor (thread-safe) and, before it sets `ended`, its
-// result; readers look at the result only once `ended` is set. Saving the state file takes
-// save_mutex (then, briefly, the mutex to copy the specs), never the other way round, so a
-// slow disk holds up no reader.
+// result; readers look at the result only once `ended` is set. A change (put, remove) holds
+// save_mutex from its checks through writing the state file to making the change, so that
+// the file always says what is then made, and changes happen one at a time; it takes the
+// mutex only briefly inside that, never the other way round, so a slow disk holds up no reader.
 #include "pipeline/stream_manager.hpp"
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
+#include "pipeline/fresh_outputs.hpp"
 #include "pipeline/run_monitor.hpp"
 #include "pipeline/stream_jobs.hpp"
 #include "pipeline/stream_limiter.hpp"
@@ -408,18 +410,45 @@ struct StreamManager::Impl {
     }
   }
 
+  // mutex held: the desired state as the state file keeps it, in put order, without `except`.
+  std::vector<SavedStream> saved_streams(const std::string& except = {}) const {
+    std::vector<std::shared_ptr<Run>> runs;
+    for (const auto& [name, run] : streams)
+      if (name != except) runs.push_back(run);
+    std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+    std::vector<SavedStream> saved;
+    for (const auto& run : runs) saved.push_back({run->spec, run->finished_on_disk});
+    return saved;
+  }
+
+  // save_mutex held: `saved` on disk before the change it describes is made, or
+  // StreamRejected 500 saying nothing changed.
+  void persist(const std::vector<SavedStream>& saved, const std::string& change) {
+    if (options.state_file.empty()) return;
+    try {
+      write_stream_state(options.state_file, saved);
+    } catch (const std::exception& e) {
+      throw StreamRejected(500, fmt::format("{}: nothing changed ({})", change, mask_uris_in_text(e.what())));
+    }
+  }
+
   void save() {
     if (options.state_file.empty()) return;
     std::lock_guard save_lock(save_mutex);
     std::vector<SavedStream> saved;
     {
       std::lock_guard lock(mutex);
-      std::vector<std::shared_ptr<Run>> runs;
-      for (const auto& [name, run] : streams) runs.push_back(run);
-      std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
-      for (const auto& run : runs) saved.push_back({run->spec, run->finished_on_disk});
+      saved = saved_streams();
     }
     write_stream_state(options.state_file, saved);
+  }
+
+  // mutex held: whether a path is written by a run that may still write it.
+  bool output_in_use(const std::string& path) const {
+    for (const auto& [name, plan] : plans_in_use())
+      for (const auto& use : plan->files)
+        if (use.written && use.path == path) return true;
+    return false;
   }
 
   void save_logged() {
@@ -469,8 +498,11 @@ struct StreamManager::Impl {
     for (const auto& entry : saved) {
       std::shared_ptr<Run> run;
       try {
-        run = make_run(entry.spec, templates.plan(entry.spec));
-        check_stream_clashes(entry.spec.name, run->plan, plans_in_use());
+        StreamPlan plan = templates.plan(entry.spec);
+        check_stream_clashes(entry.spec.name, plan, plans_in_use());
+        // The outputs of the run before the restart stay as they were (finalized or not).
+        move_outputs_beside_existing(plan, [this](const std::string& path) { return output_in_use(path); });
+        run = make_run(entry.spec, std::move(plan));
       } catch (const StreamRejected& e) {
         if (!run) run = make_run(entry.spec, StreamPlan{});
         run->rejected = mask_uris_in_text(e.what());
@@ -510,25 +542,57 @@ StreamManager::~StreamManager() {
 }
 
 StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
+  Impl& m = *impl_;
   if (draining()) throw StreamRejected(503, "draining");
-  StreamPlan plan = impl_->templates.plan(spec);
-  PutOutcome outcome = PutOutcome::Created;
+  // One change at a time, from its checks to its state on disk to the change itself, so that
+  // what is written is what is then made (readers take only `mutex`, never held while writing).
+  std::lock_guard change(m.save_mutex);
   {
-    std::lock_guard lock(impl_->mutex);
-    Impl& m = *impl_;
+    std::lock_guard lock(m.mutex);
+    const auto found = m.streams.find(spec.name);
+    if (found != m.streams.end()) {
+      Run& old = *found->second;
+      if (old.spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old.spec.source));
+      // A retry (a client's, a proxy's, DeepStream's add again) of what already is: nothing
+      // to do. A failed stream is the exception: asking for it again is asking it to start.
+      if (old.spec == spec && m.refresh_state(old, Impl::published_stats(old)) != StreamState::Failed)
+        return PutOutcome::Unchanged;
+    }
+  }
+  StreamPlan plan = m.templates.plan(spec);
+  std::vector<SavedStream> saved;
+  {
+    std::lock_guard lock(m.mutex);
     if (m.draining) throw StreamRejected(503, "draining");
     check_stream_clashes(spec.name, plan, m.plans_in_use());
     const auto found = m.streams.find(spec.name);
     const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
     if (old && old->spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old->spec.source));
+    // A live API input needs a place now: its own predecessor's, or a free one.
+    const bool place_for_it = (old && old->owns_place.load()) || m.limiter.running() < m.limiter.cap();
+    if (!place_for_it && plan.endless && spec.source == StreamSource::Api)
+      throw StreamRejected(503, "capacity");  // the HTTP layer adds max_streams (info().capacity)
+    // What the run it replaces wrote (or is still writing) is kept: new files beside it.
+    move_outputs_beside_existing(plan, [&m](const std::string& path) { return m.output_in_use(path); });
+    saved = m.saved_streams(spec.name);
+    saved.push_back({spec, false});
+  }
+  m.persist(saved, fmt::format("stream {}: cannot save the state file", spec.name));
+
+  PutOutcome outcome = PutOutcome::Created;
+  {
+    std::lock_guard lock(m.mutex);
+    const auto found = m.streams.find(spec.name);
+    const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
     // Its place: the one of the run it replaces, else a free one; a live input gets none
     // by waiting (it would never give it back), a file waits for one behind the others.
     bool place = old != nullptr && old->owns_place.exchange(false);
     if (!place && (plan.endless || !m.anyone_waiting())) place = m.limiter.try_admit();
-    if (!place && plan.endless && spec.source == StreamSource::Api)
-      throw StreamRejected(503, "capacity");  // the HTTP layer adds max_streams (info().capacity)
     auto run = m.make_run(spec, std::move(plan));
     run->predecessor = m.unfinished_run_named(spec.name);
+    // A place taken since the check (a waiting file started meanwhile): on disk already, so
+    // listed as the restore lists it rather than refused after the fact.
+    if (!place && run->plan.endless && spec.source == StreamSource::Api) run->rejected = "capacity";
     if (old) {
       outcome = PutOutcome::Replaced;
       old->stop = true;
@@ -540,8 +604,7 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
       m.start(run);
     }
   }
-  impl_->wake.notify_all();
-  impl_->save();
+  m.wake.notify_all();
   spdlog::info("stream {}: {} (pipeline {}, input {}, from the {})", spec.name,
                outcome == PutOutcome::Created ? "added" : "replaced", spec.pipeline, mask_credentials(spec.uri),
                spec.source == StreamSource::List ? "stream list" : "API");
@@ -549,19 +612,28 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
 }
 
 bool StreamManager::remove(const std::string& name, StreamSource by) {
+  Impl& m = *impl_;
+  std::lock_guard change(m.save_mutex);
+  std::vector<SavedStream> saved;
   {
-    std::lock_guard lock(impl_->mutex);
-    const auto found = impl_->streams.find(name);
-    if (found == impl_->streams.end()) return false;
+    std::lock_guard lock(m.mutex);
+    const auto found = m.streams.find(name);
+    if (found == m.streams.end()) return false;
+    if (found->second->spec.source != by) throw StreamRejected(409, made_by_other(name, found->second->spec.source));
+    saved = m.saved_streams(name);
+  }
+  m.persist(saved, fmt::format("stream {}: cannot save the state file", name));
+  {
+    std::lock_guard lock(m.mutex);
+    const auto found = m.streams.find(name);
+    if (found == m.streams.end()) return false;  // cannot happen: changes are made one at a time
     const std::shared_ptr<Run> run = found->second;
-    if (run->spec.source != by) throw StreamRejected(409, made_by_other(name, run->spec.source));
     run->removed = true;
     run->stop = true;
-    impl_->streams.erase(found);
-    impl_->retiring.push_back(run);
+    m.streams.erase(found);
+    m.retiring.push_back(run);
   }
-  impl_->wake.notify_all();
-  impl_->save();
+  m.wake.notify_all();
   spdlog::info("stream {}: removed, finalizing its outputs", name);
   return true;
 }

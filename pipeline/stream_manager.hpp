@@ -138,17 +138,22 @@ class StreamManager {
   StreamManager(const StreamManager&) = delete;
   StreamManager& operator=(const StreamManager&) = delete;
 
-  enum class PutOutcome { Created, Replaced };
+  enum class PutOutcome { Created, Replaced, Unchanged };
   // Validates `spec` like `framepipe validate` (template, overrides, paths confined to the
   // roots), then creates the stream or replaces the one of that name (only it restarts).
-  // The desired state is saved before this returns. Throws StreamRejected (409 for a name
-  // that another source made). A live input finds no free place: the API's is refused (503
-  // "capacity"); the list's waits, listed as waiting, until one frees (the list says it
-  // must run: it is reported, not dropped).
+  // A spec equal to the stream's own changes nothing (Unchanged: a retried PUT), unless the
+  // stream failed: then it starts again. A run never truncates a file it finds: an output
+  // already there (an earlier run's) is written beside it (fresh_outputs.hpp).
+  // The desired state is saved first and the change made only once it is on disk: a state
+  // file that cannot be written is StreamRejected 500 with nothing changed. Throws
+  // StreamRejected (409 for a name that another source made). A live input finds no free
+  // place: the API's is refused (503 "capacity"); the list's waits, listed as waiting, until
+  // one frees (the list says it must run: it is reported, not dropped).
   PutOutcome put(const StreamSpec& spec);
   // Stops the stream and forgets it: false for an unknown name; StreamRejected 409 when
-  // `by` did not make it. Returns at once; its outputs are finalized on the stream's own
-  // thread (it shows as draining until then).
+  // `by` did not make it, 500 when the state file cannot be written (the stream still runs
+  // and is still in the file). Returns at once; its outputs are finalized on the stream's
+  // own thread (it shows as draining until then).
   bool remove(const std::string& name, StreamSource by = StreamSource::Api);
   // The desired state: every stream's spec (credentials included: never to be shown).
   std::vector<StreamSpec> specs() const;

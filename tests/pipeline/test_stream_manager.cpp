@@ -1,5 +1,7 @@
 // The streams of `framepipe serve`, on real runs (testsrc at its frame rate, on the CPU):
-// created, replaced and removed one at a time without touching the others; their states
+// created, replaced and removed one at a time without touching the others; a retried PUT
+// that changes nothing; no run truncating an earlier one's files; the state file written
+// before a change is made; their states
 // (running, finished with its outputs playable, failed with a masked error); the cap
 // (live inputs refused beyond it, files waiting their turn); the state file a new manager
 // restores; drain.
@@ -108,12 +110,13 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_EQ(listed[0].outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1")).string()});
   EXPECT_TRUE(eventually([&] { return manager.get("cam1")->fps > 20; }, 5)) << manager.get("cam1")->fps;
 
-  // Replaced: cam1 restarts with the new spec (its first run's output finalized, then
-  // written again by the second), cam2 goes on.
+  // Replaced: cam1 restarts with the new spec (its first run's output finalized and kept,
+  // the second writing beside it), cam2 goes on.
   const std::int64_t cam2_before = manager.get("cam2")->frames;
   StreamSpec bigger = spec("cam1", "testsrc://80x48@30?frames=0");
   EXPECT_EQ(manager.put(bigger), StreamManager::PutOutcome::Replaced);
   EXPECT_EQ(manager.get("cam1")->frames, 0);
+  EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.1")).string()});
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
   EXPECT_TRUE(eventually([&] { return manager.get("cam2")->frames > cam2_before + 5; }, 5));
   EXPECT_EQ(manager.get("cam2")->state, StreamState::Running);
@@ -128,6 +131,91 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_GT(test::count_frames(output("cam1")), 0);
   EXPECT_EQ(manager.list().size(), 1u);
   EXPECT_EQ(manager.get("cam2")->dropped, 0);
+}
+
+// A client or a proxy retries a PUT: the same spec again is no change at all (the run goes
+// on, its output is not started over). A failed stream is the exception: a PUT of it again
+// asks it to start.
+TEST_F(StreamManagerTest, ARetriedPutChangesNothing) {
+  StreamManager manager(options_);
+  ASSERT_EQ(manager.put(spec("cam1")), StreamManager::PutOutcome::Created);
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 10; }, 10));
+  const auto before = *manager.get("cam1");
+  EXPECT_EQ(manager.put(spec("cam1")), StreamManager::PutOutcome::Unchanged);
+  const auto after = *manager.get("cam1");
+  EXPECT_EQ(after.since, before.since);
+  EXPECT_GE(after.frames, before.frames) << "the run started over";
+  EXPECT_EQ(after.outputs, before.outputs);
+  EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);
+
+  StreamSpec dead = spec("cam2", "rtsp://127.0.0.1:1/live");
+  dead.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "500"}};
+  manager.put(dead);
+  ASSERT_TRUE(reaches(manager, "cam2", StreamState::Failed));
+  const auto failed_since = manager.get("cam2")->since;
+  EXPECT_EQ(manager.put(dead), StreamManager::PutOutcome::Replaced);  // tried again
+  EXPECT_NE(manager.get("cam2")->since, failed_since);
+}
+
+// A changed spec restarts the stream, and a restart of the service restores it: neither
+// truncates what an earlier run wrote. Each run writes beside the files it finds.
+TEST_F(StreamManagerTest, NoRunTruncatesWhatAnEarlierRunWrote) {
+  std::int64_t first_frames = 0;
+  {
+    StreamManager manager(options_);
+    manager.put(spec("cam1"));
+    ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 20; }, 10));
+    first_frames = manager.get("cam1")->frames;
+    StreamSpec changed = spec("cam1");
+    changed.sets = {{"smooth.radius", "2"}};
+    EXPECT_EQ(manager.put(changed), StreamManager::PutOutcome::Replaced);
+    EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.1")).string()});
+    ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 5; }, 10));
+  }
+  // The first run's file holds every frame it counted, finalized when it was replaced.
+  EXPECT_GE(test::count_frames(output("cam1")), first_frames);
+  const auto second_frames = test::count_frames(output("cam1.1"));
+  EXPECT_GT(second_frames, 5);
+  StreamManager restored(options_);
+  EXPECT_EQ(restored.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.2")).string()});
+  ASSERT_TRUE(eventually([&] { return restored.get("cam1")->frames > 5; }, 10));
+  EXPECT_GE(test::count_frames(output("cam1")), first_frames);
+  EXPECT_EQ(test::count_frames(output("cam1.1")), second_frames);
+}
+
+// The state file is written before a change is made: when it cannot be (its folder gone,
+// a full or read-only disk), the change is refused and nothing changes — the answer, what
+// runs and the file agree.
+TEST_F(StreamManagerTest, AStateFileThatCannotBeWrittenChangesNothing) {
+  fs::create_directories(dir_ / "state");
+  options_.state_file = dir_ / "state" / "state.json";
+  StreamManager manager(options_);
+  manager.put(spec("cam1"));
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  fs::remove_all(dir_ / "state");
+
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("cam2"), &message), 500);
+  EXPECT_NE(message.find("nothing changed"), std::string::npos) << message;
+  EXPECT_NE(message.find("state.json"), std::string::npos) << message;
+  EXPECT_FALSE(manager.get("cam2")) << "a stream runs that the state file does not hold";
+  try {
+    manager.remove("cam1");
+    ADD_FAILURE() << "remove() succeeded without saving";
+  } catch (const StreamRejected& e) {
+    EXPECT_EQ(e.status(), 500) << e.what();
+  }
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(manager.get("cam1"));
+  EXPECT_EQ(manager.get("cam1")->state, StreamState::Running) << "removed in memory though still in the file";
+
+  fs::create_directories(dir_ / "state");
+  EXPECT_EQ(manager.put(spec("cam2")), StreamManager::PutOutcome::Created);
+  EXPECT_TRUE(manager.remove("cam1"));
+  const auto saved = read_stream_state(options_.state_file);
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].spec.name, "cam2");
 }
 
 TEST_F(StreamManagerTest, AFileInputFinishesWithItsOutputFinalized) {

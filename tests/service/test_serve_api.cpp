@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "tests/service/curl_client.hpp"
@@ -66,6 +67,10 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   const auto replaced =
       put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
   EXPECT_EQ(replaced.status, 200) << replaced.body;
+  // The new run writes beside the first run's file (README: no run truncates a file it finds).
+  ASSERT_EQ(replaced.json()["outputs"].size(), 1u) << replaced.body;
+  const std::filesystem::path written = replaced.json()["outputs"][0].get<std::string>();
+  EXPECT_EQ(written, server.outputs() / "cam1.1.mkv") << replaced.body;
 
   const auto one = curl("GET", server.url("/v1/streams/cam1"));
   EXPECT_EQ(one.status, 200) << one.body;
@@ -88,11 +93,11 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   EXPECT_EQ(removed.status, 202) << removed.body;
   expect_error(wait_until_removed(server, "cam1"), 404, "cam1");
   expect_error(curl("DELETE", server.url("/v1/streams/cam1")), 404, "cam1");
-  // Its output was finalized where the template says, under the output root.
+  // Its output was finalized where it said, under the output root.
   const auto file_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
-  while (count_frames(server.outputs() / "cam1.mkv") <= 0 && std::chrono::steady_clock::now() < file_deadline)
+  while (count_frames(written) <= 0 && std::chrono::steady_clock::now() < file_deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_GT(count_frames(server.outputs() / "cam1.mkv"), 0) << server.log();
+  EXPECT_GT(count_frames(written), 0) << server.log();
 }
 
 TEST(ServeApi, BadRequestsSayWhatIsWrong) {
@@ -210,6 +215,48 @@ TEST(ServeApi, DeepStreamAddAndRemove) {
   EXPECT_EQ(removed.json()["reason"], "STREAM_REMOVE_SUCCESS") << removed.body;
   expect_error(wait_until_removed(server, "ds1"), 404, "ds1");
   expect_error(curl_with_body("POST", server.url("/api/v1/stream/remove"), change("camera_remove", "ds1")), 404, "ds1");
+}
+
+// Clients and proxies retry: the same PUT again, or DeepStream's add again, answers 200 with
+// the stream as it was (same `since`, frames not started over) and leaves its recording
+// whole. A changed spec restarts it into a new file beside the first (cam1.1.mkv), and the
+// first keeps every frame it had.
+TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
+  ServeProcess server("retried-put");
+  ASSERT_SERVING(server);
+  const json body = {{"pipeline", "smooth"}, {"uri", kEndless}};
+  ASSERT_EQ(put_stream(server, "cam1", body).status, 201);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  json before;
+  while (std::chrono::steady_clock::now() < deadline) {
+    before = curl("GET", server.url("/v1/streams/cam1")).json();
+    if (before.value("frames", 0LL) > 30) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GT(before.value("frames", 0LL), 30) << before.dump() << server.log();
+  const auto again = put_stream(server, "cam1", body);
+  EXPECT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.json().value("since", ""), before.value("since", "")) << again.body;
+  EXPECT_GE(again.json().value("frames", 0LL), before.value("frames", 0LL)) << "the stream started over: " << again.body;
+  EXPECT_EQ(again.json()["outputs"], before["outputs"]) << again.body;
+
+  const std::string add = json{{"key", "sensor"}, {"value", {{"camera_id", "door"}, {"camera_url", kEndless}}}}.dump();
+  ASSERT_EQ(curl_with_body("POST", server.url("/api/v1/stream/add"), add).status, 200);
+  const std::string door_since = curl("GET", server.url("/v1/streams/door")).json().value("since", "");
+  const auto added_again = curl_with_body("POST", server.url("/api/v1/stream/add"), add);
+  EXPECT_EQ(added_again.status, 200) << added_again.body;
+  EXPECT_EQ(added_again.json()["stream"].value("since", ""), door_since) << added_again.body;
+
+  // A changed spec: a new file, the first one left whole.
+  const long long frames_before_change = curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL);
+  const auto changed = put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
+  EXPECT_EQ(changed.status, 200) << changed.body;
+  ASSERT_EQ(changed.json()["outputs"].size(), 1u) << changed.body;
+  EXPECT_EQ(std::filesystem::path(changed.json()["outputs"][0].get<std::string>()).filename(), "cam1.1.mkv") << changed.body;
+  EXPECT_EQ(curl("DELETE", server.url("/v1/streams/cam1")).status, 202);
+  expect_error(wait_until_removed(server, "cam1"), 404, "cam1");
+  EXPECT_GE(count_frames(server.outputs() / "cam1.mkv"), frames_before_change) << "the first recording was cut short";
+  EXPECT_GT(count_frames(server.outputs() / "cam1.1.mkv"), 0);
 }
 
 TEST(ServeApi, SnapshotIsAJpegOfTheNewestFrame) {
