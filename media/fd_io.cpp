@@ -8,36 +8,20 @@
 
 #include "media/ffmpeg_common.hpp"
 
-extern "C" {
-#include <libavutil/mem.h>
-}
-
 namespace fp::ff {
 
 namespace {
 
-// FFmpeg's own default for file I/O; demuxers read through it in chunks of this size.
-constexpr int kBufferSize = 32 * 1024;
+// A regular file is seekable; a FIFO or a device is read as a stream.
+bool seekable(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 }  // namespace
 
-FdIo::FdIo(const std::string& name, UniqueFd fd) : fd_(std::move(fd)) {
-  struct stat st {};
-  const bool seekable = ::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode);
-  auto* buffer = static_cast<std::uint8_t*>(av_malloc(kBufferSize));
-  if (buffer == nullptr) fail(name, "cannot allocate an I/O buffer", AVERROR(ENOMEM));
-  context_ = avio_alloc_context(buffer, kBufferSize, 0, this, &FdIo::read, nullptr, seekable ? &FdIo::seek : nullptr);
-  if (context_ == nullptr) {
-    av_free(buffer);
-    fail(name, "cannot allocate an I/O context", AVERROR(ENOMEM));
-  }
-}
-
-FdIo::~FdIo() {
-  // FFmpeg may have replaced the buffer (it grows it to seek back), so free the current one.
-  av_freep(&context_->buffer);
-  avio_context_free(&context_);
-}
+FdIo::FdIo(const std::string& name, UniqueFd fd)
+    : fd_(std::move(fd)), io_(name, this, &FdIo::read, seekable(fd_.get()) ? &FdIo::seek : nullptr) {}
 
 int FdIo::read(void* opaque, std::uint8_t* buffer, int size) {
   auto* self = static_cast<FdIo*>(opaque);

@@ -9,10 +9,7 @@
 #include <string>
 
 #include "core/unique_fd.hpp"
-
-extern "C" {
-#include <libavformat/avio.h>
-}
+#include "media/custom_io.hpp"
 
 namespace fp::ff {
 
@@ -21,18 +18,17 @@ class FdIo {
   // Takes the descriptor. A regular file is seekable; a FIFO or a device is read as a stream.
   // Throws MediaError naming `name` when out of memory.
   FdIo(const std::string& name, UniqueFd fd);
-  ~FdIo();
   FdIo(const FdIo&) = delete;
   FdIo& operator=(const FdIo&) = delete;
 
-  AVIOContext* context() const { return context_; }
+  AVIOContext* context() const { return io_.context(); }
 
  private:
   static int read(void* opaque, std::uint8_t* buffer, int size);
   static std::int64_t seek(void* opaque, std::int64_t offset, int whence);
 
   UniqueFd fd_;
-  AVIOContext* context_ = nullptr;
+  CustomIo io_;  // after fd_: built from it
 };
 
 }  // namespace fp::ff

@@ -6,34 +6,11 @@
 
 #include "media/ffmpeg_common.hpp"
 
-extern "C" {
-#include <libavutil/mem.h>
-}
 
 namespace fp::ff {
 
-namespace {
-
-// FFmpeg's own default for file I/O; demuxers read through it in chunks of this size.
-constexpr int kBufferSize = 32 * 1024;
-
-}  // namespace
-
-MemoryIo::MemoryIo(const std::string& name, std::span<const std::uint8_t> bytes) : bytes_(bytes) {
-  auto* buffer = static_cast<std::uint8_t*>(av_malloc(kBufferSize));
-  if (buffer == nullptr) fail(name, "cannot allocate an I/O buffer", AVERROR(ENOMEM));
-  context_ = avio_alloc_context(buffer, kBufferSize, 0, this, &MemoryIo::read, nullptr, &MemoryIo::seek);
-  if (context_ == nullptr) {
-    av_free(buffer);
-    fail(name, "cannot allocate an I/O context", AVERROR(ENOMEM));
-  }
-}
-
-MemoryIo::~MemoryIo() {
-  // FFmpeg may have replaced the buffer (it grows it to seek back), so free the current one.
-  av_freep(&context_->buffer);
-  avio_context_free(&context_);
-}
+MemoryIo::MemoryIo(const std::string& name, std::span<const std::uint8_t> bytes)
+    : bytes_(bytes), io_(name, this, &MemoryIo::read, &MemoryIo::seek) {}
 
 int MemoryIo::read(void* opaque, std::uint8_t* buffer, int size) {
   auto* self = static_cast<MemoryIo*>(opaque);

@@ -7,9 +7,7 @@
 #include <span>
 #include <string>
 
-extern "C" {
-#include <libavformat/avio.h>
-}
+#include "media/custom_io.hpp"
 
 namespace fp::ff {
 
@@ -17,11 +15,10 @@ class MemoryIo {
  public:
   // `bytes` must outlive the MemoryIo. Throws MediaError naming `name` when out of memory.
   MemoryIo(const std::string& name, std::span<const std::uint8_t> bytes);
-  ~MemoryIo();
   MemoryIo(const MemoryIo&) = delete;
   MemoryIo& operator=(const MemoryIo&) = delete;
 
-  AVIOContext* context() const { return context_; }
+  AVIOContext* context() const { return io_.context(); }
 
  private:
   static int read(void* opaque, std::uint8_t* buffer, int size);
@@ -29,7 +26,7 @@ class MemoryIo {
 
   std::span<const std::uint8_t> bytes_;
   std::int64_t position_ = 0;
-  AVIOContext* context_ = nullptr;
+  CustomIo io_;
 };
 
 }  // namespace fp::ff
