@@ -298,6 +298,7 @@ TEST_F(StreamListSyncTest, ABadListAtStartIsAnError) {
 
 TEST_F(StreamListSyncTest, ARestartLeavesTheRestoredStreamsAloneAndForgetsUnlisted) {
   options_.state_file = dir_ / "state.json";
+  options_.has_stream_list = true;  // as serve --stream-list: the list takes its restored streams over
   write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
              "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n");
   {

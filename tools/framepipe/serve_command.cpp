@@ -118,6 +118,7 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.devices = std::move(devices);
   options.run.progress = false;
   options.state_file = args.state_file;
+  options.has_stream_list = !args.stream_list.empty();
   return options;
 }
 
