@@ -1,5 +1,6 @@
 #include "pipeline/stream_list_sync.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -78,6 +79,16 @@ void StreamListSync::poll_once() {
   std::vector<StreamSpec> listed;
   try {
     listed = parse_stream_list(text, options_.file.string(), options_.default_pipeline);
+  } catch (const StreamListEmpty& e) {
+    // Most likely a file being rewritten (cut short); were it meant, it would say `streams: []`.
+    std::size_t kept = 0;
+    {
+      std::lock_guard lock(mutex_);
+      kept = status_.listed;
+    }
+    refuse(fmt::format("{}: the last good list ({} stream{}) is kept; write `streams: []` to remove them all", e.reason(),
+                       kept, kept == 1 ? "" : "s"));
+    return;
   } catch (const StreamListError& e) {
     refuse(e.what());
     return;

@@ -8,6 +8,9 @@
 //
 // A list that cannot be read or parsed at start is an error (serve exits 2); later, the
 // streams of the last good list keep running and the error is reported (status(), the log).
+// So is a list that names no streams without saying `streams: []` (an empty file, comments
+// only: StreamListEmpty), since a file cut short while being written reads so: at start
+// there is no last good list to keep, and it is refused all the same.
 // A listed stream the manager refuses (invalid template, a path outside the roots, a name
 // the API holds) is reported and tried again at each poll; one beyond the cap waits in the
 // manager (state waiting, "capacity") until a place frees. A listed stream that failed (a

@@ -442,6 +442,57 @@ TEST(ServeShards, ListStreamsOverTheCapWaitAndStartWhenAPlaceFrees) {
   drain(fleet);
 }
 
+// A list emptied in place (`cp new.yaml streams.yaml` and a shell's `>` truncate it before
+// they write; a re-read in between sees an empty file): the streams of the last good list
+// keep running, untouched, and /v1/info's stream_list.error says why the file is not in
+// force. Only `streams: []` says "no streams".
+TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
+  TempDir dir("serve-shards-emptied");
+  const fs::path list = dir / "streams.yaml";
+  const std::vector<ListedStream> listed = numbered_streams(2);
+  write_list(list, listed);
+  Fleet fleet = start_fleet("shards-emptied", list, 1);
+  ServeProcess& server = *fleet[0];
+  ASSERT_TRUE(server.ready()) << server.failure();
+  Streams seen;
+  ASSERT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.log();
+
+  std::ofstream(list, std::ios::trunc).close();  // as `> streams.yaml` leaves it, for a moment or for good
+  json info;
+  ASSERT_TRUE(eventually(
+      [&] {
+        info = info_of(server);
+        return info["stream_list"]["error"].is_string();
+      },
+      10, kPoll))
+      << "an emptied list is not reported in /v1/info: " << info.dump() << "\n" << server.log();
+  const std::string error = info["stream_list"]["error"].get<std::string>();
+  EXPECT_NE(error.find(list.string() + ": empty file"), std::string::npos) << error;
+  EXPECT_NE(error.find("the last good list (2 streams) is kept; write `streams: []` to remove them all"),
+            std::string::npos)
+      << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // one more re-read of the empty file
+  const Streams kept = streams_of(server);
+  EXPECT_EQ(keys(kept), names_of(listed)) << describe(kept);
+  for (const auto& [name, s] : kept) {
+    if (seen.count(name) != 0) {
+      EXPECT_EQ(s.since, seen.at(name).since) << name << " restarted on an emptied list";
+    }
+  }
+
+  write_text(list, "streams: []\n");
+  EXPECT_TRUE(eventually([&] { return streams_of(server).empty() && info_of(server)["stream_list"]["error"].is_null(); },
+                         10, kPoll))
+      << describe(streams_of(server)) << " " << info_of(server).dump();
+  drain(fleet);
+}
+
 // `--shard auto` without what it needs is a usage error naming what is missing.
 TEST(ServeShards, ShardAutoWithoutItsEnvironmentIsAUsageError) {
   TempDir dir("serve-shards-auto-error");
