@@ -31,6 +31,14 @@ void StreamListSync::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void StreamListSync::reload() {
+  {
+    std::lock_guard lock(mutex_);
+    reload_ = true;
+  }
+  wake_.notify_all();
+}
+
 StreamListStatus StreamListSync::status() const {
   std::lock_guard lock(mutex_);
   return status_;
@@ -40,7 +48,9 @@ void StreamListSync::poll_loop() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      if (wake_.wait_for(lock, options_.poll, [this] { return stopping_; })) return;
+      wake_.wait_for(lock, options_.poll, [this] { return stopping_ || reload_; });
+      if (stopping_) return;
+      reload_ = false;
     }
     if (manager_.draining()) continue;
     try {

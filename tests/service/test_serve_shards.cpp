@@ -3,7 +3,8 @@
 // loopback and read with the real curl: every listed stream runs exactly once over 3
 // processes; restarted as 4 only about a quarter move; a process killed leaves the others'
 // streams alone; an edited list starts and stops only what changed; a bad re-read keeps the
-// streams; streams over --max-streams wait, reported, and start when a place frees; and
+// streams, and so does an emptied one (only `streams: []` removes them); SIGHUP reads the
+// list again; streams over --max-streams wait, reported, and start when a place frees; and
 // `--shard auto` takes the ordinal from the hostname (in a UTS namespace of its own).
 #include <gtest/gtest.h>
 
@@ -490,6 +491,41 @@ TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
   EXPECT_TRUE(eventually([&] { return streams_of(server).empty() && info_of(server)["stream_list"]["error"].is_null(); },
                          10, kPoll))
       << describe(streams_of(server)) << " " << info_of(server).dump();
+  drain(fleet);
+}
+
+// SIGHUP is the service's reload: the list is read again now (logged), the process serves on.
+TEST(ServeShards, SighupReadsTheListAgain) {
+  TempDir dir("serve-shards-sighup");
+  const fs::path list = dir / "streams.yaml";
+  std::vector<ListedStream> listed = numbered_streams(1);
+  write_list(list, listed);
+  Fleet fleet = start_fleet("shards-sighup", list, 1);
+  ServeProcess& server = *fleet[0];
+  ASSERT_TRUE(server.ready()) << server.failure();
+  Streams seen;
+  ASSERT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.log();
+
+  listed = numbered_streams(2);
+  write_list(list, listed);
+  server.process().signal(SIGHUP);
+  const std::string said = "SIGHUP: reading the stream list " + list.string() + " again";
+  EXPECT_TRUE(eventually([&] { return server.log().find(said) != std::string::npos; }, 10, kPoll))
+      << server.process().outcome();
+  EXPECT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.process().outcome();
+  EXPECT_TRUE(server.process().alive()) << server.process().outcome();
   drain(fleet);
 }
 
