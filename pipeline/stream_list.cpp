@@ -79,13 +79,15 @@ std::vector<StreamSpec> parse_document(const std::string& text, const std::strin
     fail(file, e.mark, "not valid YAML: " + e.msg);
   }
   std::vector<StreamSpec> specs;
-  if (document.IsNull()) return specs;
+  if (document.IsNull()) throw StreamListEmpty(file + ": empty file (only blank lines or comments)");
   if (!document.IsMap()) fail(file, document.Mark(), "expected a map with the key 'streams', got " + kind_of(document));
   for (const auto& item : document)
     if (item.first.Scalar() != "streams")
       fail(file, item.first.Mark(), fmt::format("{}: unknown key (a stream list has only 'streams')", item.first.Scalar()));
   const YAML::Node streams = document["streams"];
-  if (!streams.IsDefined() || streams.IsNull()) return specs;
+  if (!streams.IsDefined()) throw StreamListEmpty(file + ": no `streams:` key");
+  // Followed by nothing but comments: a file cut after its first line reads so.
+  if (streams.IsNull()) throw StreamListEmpty(file + ": empty file (`streams:` with no list after it)");
   if (!streams.IsSequence()) fail(file, streams.Mark(), "streams: expected a list of streams, got " + kind_of(streams));
   std::set<std::string> names;
   for (std::size_t i = 0; i < streams.size(); ++i) {

@@ -28,8 +28,25 @@ class StreamListError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A list that names no streams without saying so: an empty file, one of blank lines or
+// comments only, or `streams:` with nothing after it. A file cut short while being written
+// (`cp` and a shell's `>` truncate it first) reads like this, so it is never taken for "no
+// streams": only `streams: []` says that. what(): "FILE: empty file (...): write `streams:
+// []` for a list of no streams"; reason(): the part before the advice, for a reader that
+// gives its own (StreamListSync keeps the last good list).
+class StreamListEmpty : public StreamListError {
+ public:
+  explicit StreamListEmpty(const std::string& reason)
+      : StreamListError(reason + ": write `streams: []` for a list of no streams"), reason_(reason) {}
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
 // The streams of a list's text (`file` names it in errors), in the order listed, each with
-// source List. An empty `streams:` (or none at all) is an empty list. Throws StreamListError.
+// source List. `streams: []` is an empty list; a text that lists nothing without it throws
+// StreamListEmpty. Throws StreamListError.
 std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::string& file,
                                           const std::string& default_pipeline);
 // The file's whole text. Throws StreamListError "FILE: cannot read the stream list".

@@ -1,5 +1,6 @@
 #include "pipeline/stream_list_sync.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -30,6 +31,14 @@ void StreamListSync::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void StreamListSync::reload() {
+  {
+    std::lock_guard lock(mutex_);
+    reload_ = true;
+  }
+  wake_.notify_all();
+}
+
 StreamListStatus StreamListSync::status() const {
   std::lock_guard lock(mutex_);
   return status_;
@@ -39,7 +48,9 @@ void StreamListSync::poll_loop() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      if (wake_.wait_for(lock, options_.poll, [this] { return stopping_; })) return;
+      wake_.wait_for(lock, options_.poll, [this] { return stopping_ || reload_; });
+      if (stopping_) return;
+      reload_ = false;
     }
     if (manager_.draining()) continue;
     try {
@@ -78,6 +89,16 @@ void StreamListSync::poll_once() {
   std::vector<StreamSpec> listed;
   try {
     listed = parse_stream_list(text, options_.file.string(), options_.default_pipeline);
+  } catch (const StreamListEmpty& e) {
+    // Most likely a file being rewritten (cut short); were it meant, it would say `streams: []`.
+    std::size_t kept = 0;
+    {
+      std::lock_guard lock(mutex_);
+      kept = status_.listed;
+    }
+    refuse(fmt::format("{}: the last good list ({} stream{}) is kept; write `streams: []` to remove them all", e.reason(),
+                       kept, kept == 1 ? "" : "s"));
+    return;
   } catch (const StreamListError& e) {
     refuse(e.what());
     return;

@@ -1,13 +1,17 @@
 // Keeps a StreamManager's list streams equal to this shard's part of a stream list file
 // (`framepipe serve --stream-list FILE --shard I/N`). The file is read at start and then
-// every poll interval; a changed content is applied as a difference — streams no longer
-// listed (or now another shard's) are removed, new and changed ones put, the others left
-// running untouched — through the manager's put/remove, the API's own path. A Kubernetes
+// every poll interval, or at once on reload() (serve's SIGHUP); a changed content is
+// applied as a difference — streams no longer listed (or now another shard's) are removed,
+// new and changed ones put, the others left running untouched — through the manager's
+// put/remove, the API's own path. A Kubernetes
 // ConfigMap mounted as a folder changes by an atomic swap of its `..data` link: reading the
 // path whole each time sees the old content or the new one, never half of each.
 //
 // A list that cannot be read or parsed at start is an error (serve exits 2); later, the
 // streams of the last good list keep running and the error is reported (status(), the log).
+// So is a list that names no streams without saying `streams: []` (an empty file, comments
+// only: StreamListEmpty), since a file cut short while being written reads so: at start
+// there is no last good list to keep, and it is refused all the same.
 // A listed stream the manager refuses (invalid template, a path outside the roots, a name
 // the API holds) is reported and tried again at each poll; one beyond the cap waits in the
 // manager (state waiting, "capacity") until a place frees. A listed stream that failed (a
@@ -64,6 +68,8 @@ class StreamListSync {
 
   // Stops polling (before a drain: the list must not put streams back). Idempotent.
   void stop();
+  // Reads the file now instead of at the next poll (serve's SIGHUP), on the poll thread.
+  void reload();
   StreamListStatus status() const;
 
  private:
@@ -87,9 +93,10 @@ class StreamListSync {
   };
   std::map<std::string, Backoff> backoff_;  // the poll thread's own
 
-  mutable std::mutex mutex_;  // guards status_ and stopping_
+  mutable std::mutex mutex_;  // guards status_, stopping_ and reload_
   StreamListStatus status_;
   bool stopping_ = false;
+  bool reload_ = false;  // reload(): poll now
   std::condition_variable wake_;
   std::thread thread_;
 };

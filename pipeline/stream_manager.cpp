@@ -26,6 +26,7 @@
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
 #include "pipeline/fresh_outputs.hpp"
+#include "pipeline/restorable_streams.hpp"
 #include "pipeline/run_monitor.hpp"
 #include "pipeline/stream_jobs.hpp"
 #include "pipeline/stream_limiter.hpp"
@@ -493,9 +494,12 @@ struct StreamManager::Impl {
   // Streams of the state file, as put() would make them, except that one no longer valid
   // (its template changed) is listed as failed with the reason, and a live one beyond the
   // cap as failed with "capacity": a service must come up whatever one stream's fate.
+  // The names are unique (restorable_streams): a second run of one name would replace a
+  // started one in the map, destroying its joinable thread (std::terminate).
   void restore(const std::vector<SavedStream>& saved) {
     std::lock_guard lock(mutex);
     for (const auto& entry : saved) {
+      if (streams.contains(entry.spec.name)) continue;
       std::shared_ptr<Run> run;
       try {
         StreamPlan plan = templates.plan(entry.spec);
@@ -521,7 +525,14 @@ struct StreamManager::Impl {
 };
 
 StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-  if (!impl_->options.state_file.empty()) impl_->restore(read_stream_state(impl_->options.state_file));
+  if (const fs::path& file = impl_->options.state_file; !file.empty()) {
+    const RestorableStreams restorable =
+        restorable_streams(read_stream_state(file), file, impl_->options.has_stream_list);
+    for (const auto& line : restorable.refused) spdlog::error("{}", line);
+    for (const auto& line : restorable.dropped) spdlog::warn("{}", line);
+    impl_->restore(restorable.streams);
+    if (restorable.rewrite()) impl_->save_logged();  // the next start reads what runs
+  }
   impl_->supervisor_beat = Clock::now().time_since_epoch().count();
   impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
 }

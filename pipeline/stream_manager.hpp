@@ -105,6 +105,10 @@ struct StreamManagerOptions {
   std::vector<Device> devices;      // streams are spread over these
   RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
   std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)
+  // A stream list (serve --stream-list) takes over the list streams restored from the state
+  // file. Without one they are dropped at start (logged, the file written again without
+  // them): nothing could ever remove or replace them (restorable_streams.hpp).
+  bool has_stream_list = false;
   InputLimits input_limits;          // the largest, fastest input a stream may have (none: no limit)
 };
 
@@ -130,8 +134,10 @@ struct ManagerInfo {
 
 class StreamManager {
  public:
-  // Reads the state file (when there is one) and starts the streams it lists. Throws
-  // std::runtime_error for a template that does not load, or an unreadable state file.
+  // Reads the state file (when there is one) and starts the streams it lists, but for the
+  // entries restorable_streams() leaves out (logged, and the file written again without
+  // them). Throws std::runtime_error for a template that does not load, or an unreadable
+  // state file.
   explicit StreamManager(StreamManagerOptions options);
   // Stops every stream (outputs finalized), as drain() does with no limit.
   ~StreamManager();

@@ -40,6 +40,44 @@ std::string text_of(const json& stream, const char* key, const fs::path& file, s
   return found->get<std::string>();
 }
 
+// Absent: false. (json::value would throw the library's own words, without the file's name.)
+bool flag_of(const json& stream, const char* key, const fs::path& file, std::size_t index) {
+  const auto found = stream.find(key);
+  if (found == stream.end()) return false;
+  if (!found->is_boolean()) fail(file, fmt::format("streams[{}].{}: must be true or false", index, key));
+  return found->get<bool>();
+}
+
+// Every value's type is checked here, named by its key: a file edited by hand gets told
+// which key is wrong, never the JSON library's words alone.
+std::vector<SavedStream> streams_of(const json& document, const fs::path& file) {
+  if (!document.is_object() || !document.contains("streams") || !document["streams"].is_array())
+    fail(file, "not a framepipe state file: expected {\"version\": 1, \"streams\": [...]}");
+  const auto version = document.find("version");
+  if (version == document.end() || !version->is_number_integer()) fail(file, "version: must be a number");
+  if (version->get<std::int64_t>() != kVersion)
+    fail(file, fmt::format("version {} is not one this framepipe reads (it reads {})", version->dump(), kVersion));
+  std::vector<SavedStream> streams;
+  std::size_t index = 0;
+  for (const auto& entry : document["streams"]) {
+    if (!entry.is_object()) fail(file, fmt::format("streams[{}]: must be an object", index));
+    SavedStream saved;
+    saved.spec.name = text_of(entry, "name", file, index);
+    saved.spec.pipeline = text_of(entry, "pipeline", file, index);
+    saved.spec.uri = text_of(entry, "uri", file, index);
+    saved.spec.sets = text_map(entry.value("set", json()), file, fmt::format("streams[{}].set", index));
+    saved.spec.decode = text_map(entry.value("decode", json()), file, fmt::format("streams[{}].decode", index));
+    saved.finished = flag_of(entry, "finished", file, index);
+    // Written since the stream list (absent in older files: those came from the API).
+    const json source = entry.value("source", json("api"));
+    if (source == "list") saved.spec.source = StreamSource::List;
+    else if (source != "api") fail(file, fmt::format("streams[{}].source: must be \"api\" or \"list\"", index));
+    streams.push_back(std::move(saved));
+    ++index;
+  }
+  return streams;
+}
+
 }  // namespace
 
 std::vector<SavedStream> read_stream_state(const fs::path& file) {
@@ -73,29 +111,12 @@ std::vector<SavedStream> read_stream_state(const fs::path& file) {
   } catch (const json::parse_error& e) {
     fail(file, fmt::format("not valid JSON: {}", e.what()));
   }
-  if (!document.is_object() || !document.contains("streams") || !document["streams"].is_array())
-    fail(file, "not a framepipe state file: expected {\"version\": 1, \"streams\": [...]}");
-  if (document.value("version", 0) != kVersion)
-    fail(file, fmt::format("version {} is not one this framepipe reads (it reads {})", document.value("version", 0), kVersion));
-  std::vector<SavedStream> streams;
-  std::size_t index = 0;
-  for (const auto& entry : document["streams"]) {
-    if (!entry.is_object()) fail(file, fmt::format("streams[{}]: must be an object", index));
-    SavedStream saved;
-    saved.spec.name = text_of(entry, "name", file, index);
-    saved.spec.pipeline = text_of(entry, "pipeline", file, index);
-    saved.spec.uri = text_of(entry, "uri", file, index);
-    saved.spec.sets = text_map(entry.value("set", json()), file, fmt::format("streams[{}].set", index));
-    saved.spec.decode = text_map(entry.value("decode", json()), file, fmt::format("streams[{}].decode", index));
-    saved.finished = entry.value("finished", false);
-    // Written since the stream list (absent in older files: those came from the API).
-    const json source = entry.value("source", json("api"));
-    if (source == "list") saved.spec.source = StreamSource::List;
-    else if (source != "api") fail(file, fmt::format("streams[{}].source: must be \"api\" or \"list\"", index));
-    streams.push_back(std::move(saved));
-    ++index;
+  try {
+    return streams_of(document, file);
+  } catch (const json::exception& e) {
+    // A shape the checks of streams_of did not foresee: still named by its file.
+    fail(file, e.what());
   }
-  return streams;
 }
 
 void write_stream_state(const fs::path& file, const std::vector<SavedStream>& streams) {

@@ -37,7 +37,7 @@ async function get(url, headers = {}) {
 
 // A real `framepipe serve` of PIPELINE on loopback with TOKEN, run as the pod runs it (its
 // token file, a drain timeout), then probed as the kubelet and Prometheus would and stopped
-// by the pod's own preStop command (with the pod's token path pointed at this token file
+// by the pod's own preStop command followed by the kubelet's SIGTERM (with the pod's token path pointed at this token file
 // and POD_IP at loopback, its port at this server's). With `probeListen` the server also
 // gets --probe-listen, and the probes are asked there (where the API must not answer). It reads the pods' stream list as
 // shard 999 of 1000, which owns none of the list's few streams (so none starts connecting to
@@ -90,8 +90,13 @@ export async function probeServer(framepipe, { pipeline, streamList, streamCount
     } catch (e) {
       problems.push(`the preStop command failed (${e.status ?? e.signal}): ${(e.stderr || e.message).trim()}`);
     }
+    // The kubelet sends SIGTERM as soon as the hook returns. After POST /v1/drain that is a
+    // second signal, which ends serve at once (exit 130, outputs unfinished), so the hook
+    // must have waited for the drain to end.
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), boundMs))]);
-    if (code !== 0) problems.push(`after the preStop command framepipe serve should drain and exit 0; got ${code}:\n${log}`);
+    if (code !== 0)
+      problems.push(`after the preStop command and the kubelet's SIGTERM framepipe serve should have drained and exited 0; got ${code}:\n${log}`);
   } catch (e) {
     problems.push(e.message);
   } finally {

@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM end framepipe promptly whatever it is doing — opening an input whose server
+// SIGINT/SIGTERM (and, for a run, SIGHUP) end framepipe promptly whatever it is doing — opening an input whose server
 // accepts the connection and never answers, running, or draining — with exit code 130, and a
 // second signal ends it at once. A silent server that nobody interrupts ends the open with a
 // clear error after the network timeout, never a hang.
@@ -109,11 +109,11 @@ TEST(Signals, SilentServerTimesOutWithAClearError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out.mp4"));
 }
 
-// SIGTERM (what a service manager or `kill` sends) while frames flow is the same orderly
-// stop as Ctrl-C: exit 130, and every output finalized: the mp4 has its index (every frame
-// decodes), and the histogram file holds whole rows of JSON, one per frame written.
-TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
-  TempDir dir("signals-sigterm-run");
+// A signal while frames flow is the same orderly stop as Ctrl-C: exit 130, and every output
+// finalized: the mp4 has its index (every frame decodes), and the histogram file holds whole
+// rows of JSON, one per frame written.
+void expect_orderly_stop_mid_run(int sig, const std::string& name) {
+  TempDir dir("signals-" + name + "-run");
   write_pipeline(dir);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--device", "cpu"});
   // Frames flow once the histogram has rows (it is written as frames leave the graph).
@@ -123,7 +123,7 @@ TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(run.alive()) << "framepipe ended before the signal; the test proves nothing:\n" << run.output();
   ASSERT_GE(count_lines(dir / "hist.jsonl"), 10) << "no frames flowed:\n" << run.output();
-  run.signal(SIGTERM);
+  run.signal(sig);
   const auto [code, seconds] = run.wait(time_bound(5.0));
   EXPECT_EQ(code, 130) << run.outcome();
   EXPECT_LT(seconds, time_bound(2.0));
@@ -135,6 +135,14 @@ TEST(Signals, SigtermMidRunFinalizesEveryOutput) {
     EXPECT_TRUE(nlohmann::json::accept(line)) << "row " << whole + 1 << " is not whole JSON: " << line;
   EXPECT_EQ(whole, frames) << "one histogram row per frame in the video";
 }
+
+// SIGTERM: what a service manager or `kill` sends.
+TEST(Signals, SigtermMidRunFinalizesEveryOutput) { expect_orderly_stop_mid_run(SIGTERM, "sigterm"); }
+
+// SIGHUP: the terminal the run was started from closed (an ssh session lost). Its default
+// action ended the run at once, exit 129, the mp4 without its index (unplayable); a run has
+// nothing to reload, so it stops as for Ctrl-C and finalizes its outputs.
+TEST(Signals, SighupMidRunFinalizesEveryOutput) { expect_orderly_stop_mid_run(SIGHUP, "sighup"); }
 
 // Two signals in a row while the first one's drain cannot finish: the second one ends the
 // process at once, with the same exit code, instead of the default action (death by signal).

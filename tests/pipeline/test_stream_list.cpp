@@ -58,10 +58,21 @@ TEST(StreamList, ReadsEveryKey) {
   EXPECT_TRUE(specs[1].sets.empty());
 }
 
-TEST(StreamList, EmptyIsNoStreams) {
-  EXPECT_TRUE(parse_stream_list("", "f", "p").empty());
+// Only `streams: []` says "no streams": a file cut short while being written (by `cp`, or a
+// shell's `>`) reads as empty, or as comments only, or as `streams:` with nothing after it,
+// and must not be taken for the operator's wish to stop every stream.
+TEST(StreamList, OnlyAnExplicitEmptyListIsNoStreams) {
   EXPECT_TRUE(parse_stream_list("streams: []\n", "f", "p").empty());
-  EXPECT_TRUE(parse_stream_list("streams:\n", "f", "p").empty());
+  EXPECT_TRUE(parse_stream_list("# none yet\nstreams: []\n", "f", "p").empty());
+  for (const char* text : {"", "\n\n", "# the cameras\n#  - name: a\n", "streams:\n", "streams:\n# - {name: a}\n"}) {
+    try {
+      parse_stream_list(text, "f", "p");
+      ADD_FAILURE() << "'" << text << "' was taken for a list of no streams";
+    } catch (const StreamListError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("f: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("write `streams: []`"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(StreamList, ErrorsNameTheFileLineAndKey) {
@@ -266,6 +277,38 @@ TEST_F(StreamListSyncTest, ABadReReadKeepsTheStreamsAndSaysWhy) {
   EXPECT_TRUE(eventually([&] { return manager.list().empty() && list->status().error.empty(); }, 10));
 }
 
+// The list emptied as `cp` or a shell's `>` leaves it while writing (truncated first), or
+// left with comments only: the streams of the last good list keep running, and the status
+// says why the file is not in force and how to say "none" for real.
+TEST_F(StreamListSyncTest, AnEmptiedListKeepsTheLastGoodOneAndSaysWhy) {
+  const std::string good = "streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
+                           "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n";
+  write_list(good);
+  StreamManager manager(options_);
+  auto list = sync(manager);
+  ASSERT_TRUE(eventually([&] { return running(manager, "a") && running(manager, "b"); }, 10));
+  const std::string file = (dir_ / "streams.yaml").string();
+  std::int64_t reads_ok = list->status().reads_ok;
+  for (const std::string emptied : {"", "# cameras go here\n", "streams:\n"}) {
+    std::ofstream(dir_ / "streams.yaml", std::ios::trunc) << emptied;  // as `>` does: in place
+    ASSERT_TRUE(eventually([&] { return !list->status().error.empty(); }, 10)) << "'" << emptied << "'";
+    const std::string error = list->status().error;
+    EXPECT_EQ(error.rfind(file + ": ", 0), 0u) << error;
+    EXPECT_NE(error.find("the last good list (2 streams) is kept; write `streams: []` to remove them all"),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(names(manager), "a b") << "'" << emptied << "'";
+    EXPECT_TRUE(running(manager, "a") && running(manager, "b"));
+    write_list(good);  // back: in force again, the error gone
+    ASSERT_TRUE(eventually([&] { return list->status().error.empty() && list->status().reads_ok > reads_ok; }, 10));
+    reads_ok = list->status().reads_ok;
+  }
+  EXPECT_EQ(names(manager), "a b");
+  // Said explicitly: no streams.
+  write_list("streams: []\n");
+  EXPECT_TRUE(eventually([&] { return manager.specs().empty() && list->status().error.empty(); }, 10));
+}
+
 TEST_F(StreamListSyncTest, AFailedStreamIsStartedAgainAfterAGrowingWait) {
   // A camera that is off: its first open fails (an input reconnects only once it has played).
   write_list("streams:\n  - {name: off, uri: 'rtsp://127.0.0.1:1/live', decode: {timeout_ms: 300}}\n"
@@ -294,10 +337,23 @@ TEST_F(StreamListSyncTest, ABadListAtStartIsAnError) {
   EXPECT_THROW(sync(manager), StreamListError);
   fs::remove(dir_ / "streams.yaml");
   EXPECT_THROW(sync(manager), StreamListError);
+  // An empty file at start: there is no last good list to keep, and it is refused all the
+  // same (a service must not come up running nothing by a file cut short).
+  write_list("");
+  try {
+    sync(manager);
+    FAIL() << "an empty list was taken at start";
+  } catch (const StreamListError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "streams.yaml").string() +
+                                         ": empty file (only blank lines or comments): write `streams: []` for a "
+                                         "list of no streams");
+  }
+  EXPECT_TRUE(manager.specs().empty());
 }
 
 TEST_F(StreamListSyncTest, ARestartLeavesTheRestoredStreamsAloneAndForgetsUnlisted) {
   options_.state_file = dir_ / "state.json";
+  options_.has_stream_list = true;  // as serve --stream-list: the list takes its restored streams over
   write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n"
              "  - {name: b, uri: 'testsrc://64x48@30?frames=0'}\n");
   {

@@ -1,6 +1,7 @@
 // The state file of `framepipe serve` against a hostile neighbour: whoever can plant a link
 // beside it (its folder is shared, or was once) must not get the streams, with their
-// passwords, written into a file of their choosing, nor any file outside truncated.
+// passwords, written into a file of their choosing, nor any file outside truncated. And one
+// edited by hand: a value of the wrong type is named by file and key.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +89,40 @@ TEST(StreamStateFile, AStatePathThatIsALinkIsRefused) {
     EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
   }
+}
+
+// A file edited by hand (or by a script) with a value of the wrong JSON type: the error says
+// which file and which key, as every other refusal of the file does, never the JSON
+// library's words alone ("[json.exception.type_error.302] type must be boolean...").
+TEST(StreamStateFile, AValueOfTheWrongTypeNamesTheFileAndTheKey) {
+  TempDir dir("state-file-types");
+  const fs::path file = dir / "state.json";
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(file) << text;
+    try {
+      read_stream_state(file);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const std::string good = R"({"name": "a", "pipeline": "p", "uri": "testsrc://"})";
+  const auto with_third = [&](const std::string& third) {
+    return R"({"version": 1, "streams": [)" + good + ", " + good + ", " + third + "]}";
+  };
+  const std::string prefix = "state file " + file.string() + ": ";
+  EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "finished": "yes"})")),
+            prefix + "streams[2].finished: must be true or false");
+  EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "set": [1]})")),
+            prefix + "streams[2].set: must be an object");
+  EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "decode": "forever"})")),
+            prefix + "streams[2].decode: must be an object");
+  EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "source": 1})")),
+            prefix + "streams[2].source: must be \"api\" or \"list\"");
+  EXPECT_EQ(error_of(with_third(R"({"name": 7, "pipeline": "p", "uri": "x"})")),
+            prefix + "streams[2].name: missing or not a string");
+  EXPECT_EQ(error_of(R"({"version": "1", "streams": []})"), prefix + "version: must be a number");
+  EXPECT_EQ(error_of(R"({"version": null, "streams": []})"), prefix + "version: must be a number");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // framepipe serve from start to end: its command line (duplicate template names, the
 // listening line), and the drain — SIGTERM or POST /v1/drain: /readyz 503 and adds refused,
-// every stream finalized, exit 0; a second signal ends it at once.
+// every stream finalized, exit 0; a second signal ends it at once, and so does a SIGTERM
+// after POST /v1/drain. SIGHUP is a reload, never an end.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -155,6 +156,43 @@ TEST(ServeLifecycle, SecondSignalEndsAtOnce) {
   const auto [code, seconds] = server.process().wait(time_bound(10));
   EXPECT_EQ(code, 130) << server.log();
   EXPECT_LT(seconds, time_bound(3)) << server.log();
+}
+
+// A drain asked through the API is the first stop: a SIGTERM after it is the second, which
+// ends the process at once (as after a first signal), not one more wait for the drain.
+TEST(ServeLifecycle, SigtermAfterADrainRequestEndsAtOnce) {
+  ServeProcess server("drain-then-sigterm", {.drain_timeout = 60});
+  ASSERT_SERVING(server);
+  ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
+  EXPECT_EQ(curl("POST", server.url("/v1/drain"), {"-H", "Content-Type: application/json"}).status, 202);
+  ASSERT_TRUE(wait_for_log(server, "draining")) << server.log();
+  server.process().signal(SIGTERM);
+  const auto [code, seconds] = server.process().wait(time_bound(10));
+  EXPECT_EQ(code, 130) << server.log();
+  EXPECT_LT(seconds, time_bound(3)) << server.log();
+}
+
+// SIGHUP (a terminal closed, `systemctl reload`, `kill -HUP`) is the service's reload: without
+// a stream list there is nothing to re-read, which the log says; the streams run on untouched,
+// and a SIGTERM later drains them as always (it used to end the process at once, exit 129,
+// its outputs never finalized: a 0-byte .mkv).
+TEST(ServeLifecycle, SighupIsAReloadNeverAnEnd) {
+  ServeProcess server("sighup");
+  ASSERT_SERVING(server);
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndless).status, 201);
+  ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
+  const std::string since = curl("GET", server.url("/v1/streams/cam1")).json().value("since", "");
+  server.process().signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "SIGHUP: no --stream-list, nothing to reload")) << server.process().outcome();
+  ASSERT_TRUE(server.process().alive()) << server.process().outcome();
+  const json cam1 = curl("GET", server.url("/v1/streams/cam1")).json();
+  EXPECT_EQ(cam1.value("state", ""), "running") << cam1.dump();
+  EXPECT_EQ(cam1.value("since", ""), since) << "the reload restarted the stream";
+  EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
+  server.process().signal(SIGTERM);
+  const auto [code, seconds] = server.process().wait(time_bound(25));
+  EXPECT_EQ(code, 0) << server.log();
+  EXPECT_GT(count_frames(server.outputs() / "cam1.mkv"), 0) << "cam1.mkv not finalized\n" << server.log();
 }
 
 }  // namespace

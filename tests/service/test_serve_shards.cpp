@@ -3,7 +3,8 @@
 // loopback and read with the real curl: every listed stream runs exactly once over 3
 // processes; restarted as 4 only about a quarter move; a process killed leaves the others'
 // streams alone; an edited list starts and stops only what changed; a bad re-read keeps the
-// streams; streams over --max-streams wait, reported, and start when a place frees; and
+// streams, and so does an emptied one (only `streams: []` removes them); SIGHUP reads the
+// list again; streams over --max-streams wait, reported, and start when a place frees; and
 // `--shard auto` takes the ordinal from the hostname (in a UTS namespace of its own).
 #include <gtest/gtest.h>
 
@@ -439,6 +440,92 @@ TEST(ServeShards, ListStreamsOverTheCapWaitAndStartWhenAPlaceFrees) {
       15, kPoll))
       << describe(seen) << "\n" << server.log();
   EXPECT_TRUE(eventually([&] { return waiting_metric() == 0.0; }, 5, kPoll)) << curl("GET", server.url("/metrics")).body;
+  drain(fleet);
+}
+
+// A list emptied in place (`cp new.yaml streams.yaml` and a shell's `>` truncate it before
+// they write; a re-read in between sees an empty file): the streams of the last good list
+// keep running, untouched, and /v1/info's stream_list.error says why the file is not in
+// force. Only `streams: []` says "no streams".
+TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
+  TempDir dir("serve-shards-emptied");
+  const fs::path list = dir / "streams.yaml";
+  const std::vector<ListedStream> listed = numbered_streams(2);
+  write_list(list, listed);
+  Fleet fleet = start_fleet("shards-emptied", list, 1);
+  ServeProcess& server = *fleet[0];
+  ASSERT_TRUE(server.ready()) << server.failure();
+  Streams seen;
+  ASSERT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.log();
+
+  std::ofstream(list, std::ios::trunc).close();  // as `> streams.yaml` leaves it, for a moment or for good
+  json info;
+  ASSERT_TRUE(eventually(
+      [&] {
+        info = info_of(server);
+        return info["stream_list"]["error"].is_string();
+      },
+      10, kPoll))
+      << "an emptied list is not reported in /v1/info: " << info.dump() << "\n" << server.log();
+  const std::string error = info["stream_list"]["error"].get<std::string>();
+  EXPECT_NE(error.find(list.string() + ": empty file"), std::string::npos) << error;
+  EXPECT_NE(error.find("the last good list (2 streams) is kept; write `streams: []` to remove them all"),
+            std::string::npos)
+      << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // one more re-read of the empty file
+  const Streams kept = streams_of(server);
+  EXPECT_EQ(keys(kept), names_of(listed)) << describe(kept);
+  for (const auto& [name, s] : kept) {
+    if (seen.count(name) != 0) {
+      EXPECT_EQ(s.since, seen.at(name).since) << name << " restarted on an emptied list";
+    }
+  }
+
+  write_text(list, "streams: []\n");
+  EXPECT_TRUE(eventually([&] { return streams_of(server).empty() && info_of(server)["stream_list"]["error"].is_null(); },
+                         10, kPoll))
+      << describe(streams_of(server)) << " " << info_of(server).dump();
+  drain(fleet);
+}
+
+// SIGHUP is the service's reload: the list is read again now (logged), the process serves on.
+TEST(ServeShards, SighupReadsTheListAgain) {
+  TempDir dir("serve-shards-sighup");
+  const fs::path list = dir / "streams.yaml";
+  std::vector<ListedStream> listed = numbered_streams(1);
+  write_list(list, listed);
+  Fleet fleet = start_fleet("shards-sighup", list, 1);
+  ServeProcess& server = *fleet[0];
+  ASSERT_TRUE(server.ready()) << server.failure();
+  Streams seen;
+  ASSERT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.log();
+
+  listed = numbered_streams(2);
+  write_list(list, listed);
+  server.process().signal(SIGHUP);
+  const std::string said = "SIGHUP: reading the stream list " + list.string() + " again";
+  EXPECT_TRUE(eventually([&] { return server.log().find(said) != std::string::npos; }, 10, kPoll))
+      << server.process().outcome();
+  EXPECT_TRUE(eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      20, kPoll))
+      << describe(seen) << "\n" << server.process().outcome();
+  EXPECT_TRUE(server.process().alive()) << server.process().outcome();
   drain(fleet);
 }
 

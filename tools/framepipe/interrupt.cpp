@@ -24,7 +24,18 @@ const std::atomic<bool>& install_interrupt_handler() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
   return g_stop;
+}
+
+void note_stop_requested() { g_stop = true; }
+
+void ignore_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = SIG_IGN;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
 }
 
 void ignore_broken_pipe_signal() {

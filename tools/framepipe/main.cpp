@@ -9,6 +9,7 @@
 
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
+#include "tools/framepipe/reload_signal.hpp"
 #include "tools/framepipe/masked_logs.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
@@ -185,10 +186,12 @@ int main(int argc, char** argv) {
     return fp::cli::kUsageError;
   }
 
-  // Before anything slow (reading the pipeline, opening inputs): Ctrl-C at any point of a run
-  // or a probe is the same orderly interruption, exit 130.
-  // For serve, the first signal drains the streams and a second one ends at once.
+  // Before anything slow (reading the pipeline, opening inputs): Ctrl-C (or SIGTERM, or
+  // SIGHUP) at any point of a run or a probe is the same orderly interruption, exit 130.
+  // For serve, the first signal drains the streams and a second one ends at once; SIGHUP
+  // is its reload instead (reload_signal.hpp).
   if (*run_cmd || *probe_cmd || *serve_cmd) fp::cli::install_interrupt_handler();
+  if (*serve_cmd) fp::cli::install_reload_handler();
   // A run's outputs may be pipes: one whose reader leaves must fail alone. (The listings
   // keep SIGPIPE's default, so `framepipe stages | head` ends quietly as other tools do.)
   if (*run_cmd || *serve_cmd) fp::cli::ignore_broken_pipe_signal();

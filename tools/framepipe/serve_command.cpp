@@ -1,7 +1,8 @@
 // `framepipe serve`: the stream manager behind the HTTP API (service/), until a signal or
 // POST /v1/drain asks it to drain: then every stream finalizes its outputs and the process
 // exits 0, or 1 naming the streams that did not finish within --drain-timeout. A second
-// signal ends the process at once (interrupt.hpp).
+// signal ends the process at once (interrupt.hpp), and so does a SIGINT or SIGTERM after
+// POST /v1/drain (it was the first). SIGHUP reads the stream list again (reload_signal.hpp).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include "service/status_page.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
+#include "tools/framepipe/reload_signal.hpp"
 
 namespace fp::cli {
 
@@ -118,6 +120,7 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.devices = std::move(devices);
   options.run.progress = false;
   options.state_file = args.state_file;
+  options.has_stream_list = !args.stream_list.empty();
   return options;
 }
 
@@ -149,10 +152,23 @@ std::unique_ptr<StreamListSync> start_stream_list(const ServeArguments& args, St
   }
 }
 
+// SIGHUP: the list is read again now rather than at its next poll (an operator who edited
+// it need not wait, and the log says it was done); without a list there is nothing to read.
+void reload(const ServeArguments& args, StreamListSync* stream_list) {
+  if (!stream_list) {
+    fmt::print(stderr, "framepipe serve: SIGHUP: no --stream-list, nothing to reload\n");
+  } else {
+    fmt::print(stderr, "framepipe serve: SIGHUP: reading the stream list {} again\n", args.stream_list);
+    stream_list->reload();
+  }
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 int serve_command(const ServeArguments& args) {
   const std::atomic<bool>& signalled = install_interrupt_handler();
+  std::atomic<bool>& reload_asked = install_reload_handler();
   auto templates = pipeline_templates(args.pipelines);
   const auto listen = listen_address(args);
   const std::string token = bearer_token(args, listen);
@@ -197,7 +213,10 @@ int serve_command(const ServeArguments& args) {
   api_options.default_pipeline = default_pipeline;
   api_options.version = FRAMEPIPE_VERSION;
   api_options.devices = describe_devices();
-  api_options.on_drain = [&] { drain_asked = true; };
+  api_options.on_drain = [&] {
+    note_stop_requested();  // a signal now is the second one: it ends the process at once
+    drain_asked = true;
+  };
   api_options.metrics = [&metrics] { return metrics.scrape(); };
   api_options.on_request = [&metrics](const std::string& route, int status) { metrics.count_request(route, status); };
   api_options.page = std::string(service::status_page_html());
@@ -211,7 +230,10 @@ int serve_command(const ServeArguments& args) {
                service::ListenAddress{api_options_probe_listen->host, api.probe_port()}.to_string());
   std::fflush(stderr);
 
-  while (!signalled.load() && !drain_asked.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (!signalled.load() && !drain_asked.load()) {
+    if (reload_asked.exchange(false)) reload(args, stream_list.get());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   api.begin_drain();  // /readyz 503 and adds refused before the first stream is stopped
   if (stream_list) stream_list->stop();  // nor may the list put streams back
   const auto streams = manager.list();
@@ -220,6 +242,7 @@ int serve_command(const ServeArguments& args) {
   std::fflush(stderr);
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.drain_timeout * 1000));
   const bool finished = manager.drain(timeout);
+  if (finished) ignore_stop_signals();  // nothing left to cut short: a late SIGTERM must not make it exit 130
   api.stop();
   if (!finished) {
     const auto late = manager.unfinished();

@@ -1,0 +1,115 @@
+// What `framepipe serve --state FILE` makes at start of a state file that is not the one it
+// would have written itself (edited by hand, merged by a script, left by a run with other
+// flags): a name listed twice restores the first and refuses the second, naming the file,
+// instead of aborting every start; list streams restored without --stream-list are dropped
+// and forgotten (nothing could ever remove or replace them), and the file rewritten without
+// them. A real server process, read with the real curl.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/service/curl_client.hpp"
+#include "tests/service/serve_process.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+#define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
+
+constexpr const char* kUri = "testsrc://64x48@30?frames=0";
+
+json saved(const std::string& name, const std::string& uri, const std::string& source) {
+  return {{"name", name}, {"pipeline", "smooth"}, {"uri", uri},     {"set", json::object()},
+          {"decode", json::object()}, {"source", source}, {"finished", false}};
+}
+
+void write_state(const fs::path& file, const json& streams) {
+  std::ofstream(file) << json{{"version", 1}, {"streams", streams}}.dump(2);
+}
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str(), nullptr, false);
+}
+
+std::vector<std::string> saved_names(const fs::path& file) {
+  std::vector<std::string> names;
+  const json state = read_json(file);
+  if (!state.is_object()) return names;
+  for (const auto& s : state.value("streams", json::array())) names.push_back(s.value("name", ""));
+  return names;
+}
+
+// name -> the stream as GET /v1/streams shows it.
+std::map<std::string, json> streams_of(const ServeProcess& server) {
+  std::map<std::string, json> streams;
+  const json body = curl("GET", server.url("/v1/streams")).json();
+  if (!body.is_object()) return streams;
+  for (const auto& s : body.value("streams", json::array())) streams[s.value("name", "")] = s;
+  return streams;
+}
+
+bool running(const ServeProcess& server, const std::string& name) {
+  return curl("GET", server.url("/v1/streams/" + name)).json().value("state", "") == "running";
+}
+
+// Two entries of one name (a hand edit, two files merged): the first is the stream, the
+// second is refused with the file's name in the log, and the service starts with the rest
+// (it used to abort: "terminate called without an active exception", exit 134, at every start).
+TEST(ServeRestore, ANameListedTwiceRestoresTheFirstAndSaysSo) {
+  TempDir state_dir("state-restore-twice");
+  const fs::path state = state_dir / "state.json";
+  write_state(state, json::array({saved("cam1", kUri, "api"), saved("cam2", kUri, "api"),
+                                  saved("cam1", std::string(kUri) + "&noise=9", "api")}));
+  ServeProcess server("restore-twice", {.extra_args = {"--state", state.string()}});
+  ASSERT_SERVING(server);
+  const auto streams = streams_of(server);
+  ASSERT_EQ(streams.size(), 2u) << curl("GET", server.url("/v1/streams")).body;
+  EXPECT_EQ(streams.at("cam1").value("uri", ""), kUri) << "the second cam1 was restored, not the first";
+  EXPECT_TRUE(eventually([&] { return running(server, "cam1") && running(server, "cam2"); }, 20)) << server.log();
+  const std::string log = server.log();
+  EXPECT_NE(log.find("state file " + state.string() + ": streams[2]: a second stream named 'cam1'"), std::string::npos)
+      << log;
+  // The file holds each name once again.
+  EXPECT_TRUE(eventually([&] { return saved_names(state) == std::vector<std::string>{"cam1", "cam2"}; }, 5))
+      << read_json(state).dump();
+}
+
+// A state file written by a serve that had --stream-list, read by one that has none: its list
+// streams could be neither removed nor replaced by the API (409: the list's), and no list would
+// ever do it. They are dropped at start, each named in the log, and the file is rewritten
+// without them; the API's streams are restored as always, and the names are free again.
+TEST(ServeRestore, ListStreamsWithoutAStreamListAreDropped) {
+  TempDir state_dir("state-restore-orphans");
+  const fs::path state = state_dir / "state.json";
+  write_state(state, json::array({saved("door", kUri, "api"), saved("yard", kUri, "list"), saved("gate", kUri, "list")}));
+  ServeProcess server("restore-orphans", {.extra_args = {"--state", state.string()}});
+  ASSERT_SERVING(server);
+  const auto streams = streams_of(server);
+  EXPECT_EQ(streams.size(), 1u) << curl("GET", server.url("/v1/streams")).body;
+  EXPECT_EQ(streams.count("door"), 1u);
+  const std::string log = server.log();
+  for (const char* name : {"yard", "gate"})
+    EXPECT_NE(log.find(std::string("stream ") + name + ": dropped: restored from the state file as a stream list's"),
+              std::string::npos)
+        << log;
+  EXPECT_TRUE(eventually([&] { return saved_names(state) == std::vector<std::string>{"door"}; }, 5))
+      << read_json(state).dump();
+  // The names are the API's to use now.
+  EXPECT_EQ(curl("DELETE", server.url("/v1/streams/yard")).status, 404);
+  const auto put = curl_with_body("PUT", server.url("/v1/streams/yard"), json{{"uri", kUri}}.dump());
+  EXPECT_EQ(put.status, 201) << put.body;
+  EXPECT_EQ(curl("DELETE", server.url("/v1/streams/yard")).status, 202);
+  EXPECT_TRUE(eventually([&] { return running(server, "door"); }, 20)) << server.log();
+}
+
+}  // namespace
+}  // namespace fp::test
