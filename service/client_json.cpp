@@ -23,6 +23,10 @@ json parse_client_json(const std::string& body) {
   } catch (const json::parse_error& e) {
     // Only the position: the parser's own message quotes the text, which may hold a password.
     throw HttpError(400, fmt::format("request body: not valid JSON (at byte {})", e.byte));
+  } catch (const json::exception&) {
+    // A number beyond a double (1e3083) is out_of_range, not a parse_error: still the
+    // client's mistake, and still not quoted back. (Found by fuzz_stream_spec_json.)
+    throw HttpError(400, "request body: not valid JSON (a number out of range)");
   }
 }
 

@@ -23,8 +23,8 @@ inline constexpr std::size_t kMaxNameBytes = 128;    // a pipeline, a STAGE.PARA
 inline constexpr std::size_t kMaxValueBytes = 4096;  // a set or decode value, as YAML text
 inline constexpr std::size_t kMaxMapEntries = 64;    // entries in "set" or "decode"
 
-// The body parsed, or HttpError 400 naming the byte where it stops being JSON or the depth it
-// passed. The parser's own message is never quoted: it would echo the text (and a password).
+// The body parsed, or HttpError 400 naming the byte where it stops being JSON, a number out
+// of range, or the depth it passed. The parser's own message is never quoted: it would echo the text (and a password).
 nlohmann::json parse_client_json(const std::string& body);
 
 // HttpError 400 when `text` (the field `key`) is longer than `max_bytes`, naming the key and

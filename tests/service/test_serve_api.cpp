@@ -253,6 +253,11 @@ TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
   EXPECT_EQ(changed.status, 200) << changed.body;
   ASSERT_EQ(changed.json()["outputs"].size(), 1u) << changed.body;
   EXPECT_EQ(std::filesystem::path(changed.json()["outputs"][0].get<std::string>()).filename(), "cam1.1.mkv") << changed.body;
+  // The new run writes frames before it is removed (else its file may hold no frame yet).
+  const auto second_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
+  while (curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL) < 5 &&
+         std::chrono::steady_clock::now() < second_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(curl("DELETE", server.url("/v1/streams/cam1")).status, 202);
   expect_error(wait_until_removed(server, "cam1"), 404, "cam1");
   EXPECT_GE(count_frames(server.outputs() / "cam1.mkv"), frames_before_change) << "the first recording was cut short";

@@ -109,6 +109,15 @@ TEST(StreamJson, NestingIsLimitedWhileParsing) {
   EXPECT_EQ(spec.sets.at("fuse.weights"), "[[1,2],[3,4]]");
 }
 
+// nlohmann throws out_of_range, not parse_error, for a number beyond a double: it escaped the
+// handler (fuzz_stream_spec_json's first finding; regressions/stream_spec_json/number-overflow).
+TEST(StreamJson, ANumberOutOfRangeIsABadBody) {
+  const auto [status, why] = refusal(R"({"uri": "testsrc://64x48@30", "set": {"smooth.radius": 11e3083}})");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(why.find("out of range"), std::string::npos) << why;
+  EXPECT_EQ(refusal("[11e3083,],, 2").first, 400);
+}
+
 TEST(StreamJson, NotJsonNamesTheByteAndQuotesNothing) {
   const auto [status, why] = refusal(R"({"uri": "rtsp://user:secret@cam/x", oops})");
   EXPECT_EQ(status, 400);
