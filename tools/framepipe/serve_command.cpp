@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -106,6 +107,20 @@ std::vector<ServiceFile> own_files(const ServeArguments& args) {
   return files;  // the state file: the manager adds it (it owns it)
 }
 
+// --restart-wait and --restart-wait-max, in seconds, as --drain-timeout is.
+RestartPolicy restart_policy(const ServeArguments& args) {
+  if (args.restart_wait_max < args.restart_wait)
+    throw UsageError(fmt::format("--restart-wait-max {}: must be at least --restart-wait ({})", args.restart_wait_max,
+                                 args.restart_wait));
+  const auto millis = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<long long>(std::clamp(seconds * 1000, 1.0, 1e12)));
+  };
+  RestartPolicy policy;
+  policy.first = millis(args.restart_wait);
+  policy.longest = millis(args.restart_wait_max);
+  return policy;
+}
+
 StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates,
                                      std::vector<Device> devices) {
   StreamManagerOptions options;
@@ -118,6 +133,7 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.devices = std::move(devices);
   options.run.progress = false;
   options.state_file = args.state_file;
+  options.restart = restart_policy(args);
   return options;
 }
 
