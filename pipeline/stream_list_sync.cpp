@@ -55,7 +55,6 @@ void StreamListSync::poll_loop() {
     if (manager_.draining()) continue;
     try {
       poll_once();
-      restart_failed();
     } catch (const std::exception& e) {  // never let the poller die: the log says why
       spdlog::error("stream list {}: {}", options_.file.string(), mask_uris_in_text(e.what()));
     }
@@ -163,47 +162,6 @@ void StreamListSync::apply(const std::vector<StreamSpec>& listed) {
   status_.error.clear();
   status_.read_at = std::chrono::system_clock::now();
   ++status_.reads_ok;
-}
-
-void StreamListSync::restart_failed() {
-  using namespace std::chrono;
-  std::map<std::string, StreamSpec> listed;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& spec : in_force_) listed.emplace(spec.name, spec);
-  }
-  std::erase_if(backoff_, [&](const auto& entry) { return !listed.contains(entry.first); });
-  const auto now = steady_clock::now();
-  std::int64_t restarted = 0;
-  for (const auto& status : manager_.list()) {
-    const auto spec = listed.find(status.name);
-    if (spec == listed.end() || status.source != StreamSource::List) continue;
-    if (status.state == StreamState::Running && system_clock::now() - status.since >= minutes(1)) {
-      backoff_.erase(status.name);  // healthy again: its next failure waits the least
-      continue;
-    }
-    if (status.state != StreamState::Failed) continue;
-    Backoff& backoff = backoff_[status.name];
-    if (!backoff.planned) {
-      backoff.wait = backoff.wait.count() == 0 ? options_.first_restart : std::min(backoff.wait * 2, options_.longest_restart);
-      backoff.due = now + backoff.wait;
-      backoff.planned = true;
-      spdlog::warn("stream list: stream {} failed ({}); starting it again in {} s", status.name,
-                   mask_uris_in_text(status.last_error), duration<double>(backoff.wait).count());
-      continue;
-    }
-    if (now < backoff.due) continue;
-    backoff.planned = false;
-    try {
-      manager_.put(spec->second);
-      ++restarted;
-    } catch (const StreamRejected& e) {
-      spdlog::error("stream list: stream {} could not be started again: {}", status.name, mask_uris_in_text(e.what()));
-    }
-  }
-  if (restarted == 0) return;
-  std::lock_guard lock(mutex_);
-  status_.restarts += restarted;
 }
 
 void StreamListSync::retry_rejected() {

@@ -14,11 +14,9 @@
 // there is no last good list to keep, and it is refused all the same.
 // A listed stream the manager refuses (invalid template, a path outside the roots, a name
 // the API holds) is reported and tried again at each poll; one beyond the cap waits in the
-// manager (state waiting, "capacity") until a place frees. A listed stream that failed (a
-// camera that was off when it started: an input is only reconnected once it has played) is
-// started again, after 5 s, then twice as long after each failure up to 5 min, the wait
-// forgotten once it has run for a minute: the list says it must run, as a Deployment's
-// controller restarts a crashing pod with a back-off.
+// manager (state waiting, "capacity") until a place frees. A listed live stream that fails
+// is started again by the manager, as an API one is (StreamManagerOptions::restart): the
+// list has nothing of its own to do for it.
 #pragma once
 
 #include <chrono>
@@ -46,7 +44,6 @@ struct StreamListStatus {
   std::chrono::system_clock::time_point read_at{};  // when the list in force was read
   std::int64_t reads_ok = 0;      // contents applied (the first read included)
   std::int64_t reads_failed = 0;  // contents refused
-  std::int64_t restarts = 0;      // failed streams started again
 };
 
 struct StreamListSyncOptions {
@@ -54,8 +51,6 @@ struct StreamListSyncOptions {
   Shard shard;
   std::string default_pipeline;  // for entries without `pipeline`
   std::chrono::milliseconds poll{2000};
-  std::chrono::milliseconds first_restart{5000};  // a failed stream's first wait before it is started again
-  std::chrono::milliseconds longest_restart{300000};
 };
 
 class StreamListSync {
@@ -79,19 +74,12 @@ class StreamListSync {
   // Puts/removes what differs between this shard's part of `listed` and the manager's list streams.
   void apply(const std::vector<StreamSpec>& listed);
   void retry_rejected();
-  void restart_failed();
   bool try_put(const StreamSpec& spec, std::map<std::string, std::string>& rejected);
 
   StreamManager& manager_;
   StreamListSyncOptions options_;
   std::string content_;                 // the text last read (applied or refused)
   std::vector<StreamSpec> in_force_;    // this shard's streams of the list in force, in list order
-  struct Backoff {
-    std::chrono::milliseconds wait{0};             // the last wait (0: none yet)
-    std::chrono::steady_clock::time_point due{};   // when the restart planned is due
-    bool planned = false;                          // a restart is planned (the stream failed)
-  };
-  std::map<std::string, Backoff> backoff_;  // the poll thread's own
 
   mutable std::mutex mutex_;  // guards status_, stopping_ and reload_
   StreamListStatus status_;

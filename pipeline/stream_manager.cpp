@@ -1,12 +1,23 @@
 // The stream manager: desired state (the map of specs, saved to the state file) apart from
 // what runs (a Run per executor, on its own thread). One supervisor thread looks at every
-// run a few times a second: it measures fps, starts streams waiting for a place, marks file
-// inputs that ended as finished (saved, so a restart does not redo them), and joins the
-// threads of runs that ended.
+// run a few times a second: it measures fps, starts streams waiting for a place, starts
+// again the live streams that failed once their wait is over, marks file inputs that ended
+// as finished (saved, so a restart does not redo them), and joins the threads of runs that
+// ended.
+//
+// Restarts: a live run (plan.endless) that fails by itself keeps its limiter place when it
+// ends (so no API add takes it) and gets a restart time (RestartBackoff); when it is due the
+// supervisor puts a successor Run of the same spec in its place, which inherits the place,
+// the back-off and the count. Whoever takes an ended run that still owns a place out of the
+// desired state (remove, a replacing put, drain) gives the place back; owns_place is
+// exchanged, so a place is given back exactly once whoever gets there first.
 //
 // Locking: one mutex guards the maps and every Run's non-atomic fields. A Run's thread
 // touches only its atomics, its monitor (thread-safe) and, before it sets `ended`, its
-// result; readers look at the result only once `ended` is set. A change (put, remove) holds
+// result; readers look at the result only once `ended` is set. The thread sets `ended` (and
+// decides whether it keeps its place for a restart) under the mutex, so that remove/put/drain
+// see either a run still going (whose thread will give its place back, being stopped) or an
+// ended one (whose place they give back). A change (put, remove) holds
 // save_mutex from its checks through writing the state file to making the change, so that
 // the file always says what is then made, and changes happen one at a time; it takes the
 // mutex only briefly inside that, never the other way round, so a slow disk holds up no reader.
@@ -120,6 +131,14 @@ struct Run {
   bool removed = false;            // remove(): forgotten once ended
   bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
   std::string rejected;            // restored from the state file but no longer valid: failed with this
+  Clock::time_point running_at{};  // when it was first seen running (for the back-off's reset)
+  Clock::time_point ended_at{};
+  // Restarts of a live stream that failed: the back-off and count go from run to successor.
+  RestartBackoff backoff;
+  std::int64_t restarts = 0;
+  std::optional<Clock::time_point> restart_at;  // set when it ended failed and keeps its place
+  std::chrono::milliseconds restart_wait{0};
+  std::string previous_error;      // a successor's: the failure it was started again after
   StreamState state = StreamState::Waiting;
   std::chrono::system_clock::time_point since = std::chrono::system_clock::now();
   Clock::time_point started_at{};
@@ -207,7 +226,67 @@ struct StreamManager::Impl {
     run->heartbeat_limit = heartbeat_limit(run->plan.definition);
     run->order = next_order++;
     run->device = options.devices[next_device++ % options.devices.size()];
+    run->backoff = RestartBackoff(options.restart);
     return run;
+  }
+
+  // mutex held: the run ended failed by itself (not stopped by remove, replace or drain) and
+  // is live: it will be started again, so it keeps its place meanwhile. A file stays failed.
+  bool restartable(const Run& run) const {
+    return run.plan.endless && !run.error.empty() && !run.stop && !draining;
+  }
+
+  // mutex held: an ended run whose successor starts at restart_at (none once it is stopped).
+  static bool awaiting_restart(const Run& run) { return run.ended && run.restart_at && !run.stop; }
+
+  // mutex held: gives back the place of a run taken out of the desired state after it ended
+  // holding one for its restart (a run still going gives its own back when it ends).
+  void release_kept_place(Run& run) {
+    if (run.ended && run.owns_place.exchange(false)) limiter.release();
+  }
+
+  // mutex held: the failed live run's wait before its successor starts.
+  void plan_restart(Run& run) {
+    const auto ran = run.running_at == Clock::time_point{} ? Clock::duration::zero() : run.ended_at - run.running_at;
+    run.restart_wait = run.backoff.after_failure(ran);
+    run.restart_at = run.ended_at + run.restart_wait;
+    spdlog::warn("stream {}: failed: {}; starting it again in {} s (restart {})", run.spec.name,
+                 mask_uris_in_text(run.error), std::chrono::duration<double>(run.restart_wait).count(),
+                 run.restarts + 1);
+  }
+
+  // mutex held: the successor of a failed live run whose wait is over, in its place (the
+  // same spec, order, device, limiter place, back-off), started now. Its outputs are planned
+  // anew and never truncate what the failed run wrote (fresh_outputs.hpp).
+  void restart(const std::shared_ptr<Run>& old) {
+    const std::string& name = old->spec.name;
+    std::shared_ptr<Run> next;
+    try {
+      StreamPlan plan = templates.plan(old->spec);
+      move_outputs_beside_existing(plan, [this](const std::string& path) { return output_in_use(path); });
+      next = make_run(old->spec, std::move(plan));
+    } catch (const StreamRejected& e) {  // its template or roots no longer allow it: it stays failed
+      next = make_run(old->spec, StreamPlan{});
+      next->rejected = fmt::format("cannot be started again: {}", mask_uris_in_text(e.what()));
+    }
+    next->order = old->order;
+    next->device = old->device;
+    next->backoff = old->backoff;
+    next->restarts = old->restarts + 1;
+    next->previous_error = old->error;
+    next->state = old->state;  // reconnecting, and since when: one state for the whole outage
+    next->since = old->since;
+    next->finished_on_disk = old->finished_on_disk;
+    const bool place = old->owns_place.exchange(false);
+    streams[name] = next;
+    retiring.push_back(old);  // joined by reap()
+    if (!next->rejected.empty()) {
+      if (place) limiter.release();
+      return;
+    }
+    spdlog::info("stream {}: starting it again (restart {})", name, next->restarts);
+    next->owns_place = place;
+    start(next);
   }
 
   bool anyone_waiting() const {
@@ -242,11 +321,17 @@ struct StreamManager::Impl {
         if (run.error.empty()) run.error = "failed";
       }
     }
-    if (run.owns_place.exchange(false)) impl.limiter.release();
+    bool keeps_place = false;
     {
       std::lock_guard lock(impl.mutex);
+      run.ended_at = Clock::now();
+      keeps_place = impl.restartable(run);
+      if (keeps_place) impl.plan_restart(run);
       run.ended = true;
     }
+    // Given back after `ended` is set: remove/put/drain give back the place of an ended run,
+    // this thread that of one they stopped; the exchange lets only one of them do it.
+    if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release();
     impl.wake.notify_all();
   }
 
@@ -277,6 +362,8 @@ struct StreamManager::Impl {
       state = StreamState::Finished;
     } else if (!run.started) {
       state = StreamState::Waiting;
+    } else if (awaiting_restart(run)) {
+      state = StreamState::Reconnecting;  // a live stream that failed, waiting to be started again
     } else if (run.ended) {
       // Ended well, or stopped by drain(): either way its outputs are finalized. (Only an
       // input that ended by itself is saved as finished: a drained one runs again after a restart.)
@@ -285,7 +372,10 @@ struct StreamManager::Impl {
       state = StreamState::Draining;
     } else {
       state = live_stream_state(published, run.monitor.reconnecting());
+      // Started again after a failure: still reconnecting until its first frame.
+      if (state == StreamState::Starting && run.restarts > 0) state = StreamState::Reconnecting;
     }
+    if (state == StreamState::Running && run.running_at == Clock::time_point{}) run.running_at = Clock::now();
     if (state != run.state) {
       log_state_change(run, state);
       run.state = state;
@@ -302,7 +392,7 @@ struct StreamManager::Impl {
         spdlog::info("stream {}: running", name);
         break;
       case StreamState::Reconnecting:
-        spdlog::warn("stream {}: input lost, reconnecting", name);
+        if (!run.ended) spdlog::warn("stream {}: input lost, reconnecting", name);  // else plan_restart() said why
         break;
       case StreamState::Finished:
         spdlog::info("stream {}: finished, outputs finalized", name);
@@ -339,10 +429,17 @@ struct StreamManager::Impl {
       status.latency_recent_seconds = std::chrono::duration<double>(Clock::now() - then).count();
     }
     status.reconnects = input_reconnects(status.stats);
-    status.last_error = !run.rejected.empty()           ? run.rejected
-                        : run.ended                     ? run.error
-                        : status.state == StreamState::Waiting ? std::string(kWaitingForPlace)
-                                                               : std::string();
+    status.restarts = run.restarts;
+    if (awaiting_restart(run)) {
+      status.restart_wait = run.restart_wait;
+      status.next_restart = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+          std::chrono::system_clock::now() + (*run.restart_at - Clock::now()));
+    }
+    status.last_error = !run.rejected.empty()                      ? run.rejected
+                        : run.ended                                ? run.error
+                        : status.state == StreamState::Waiting     ? std::string(kWaitingForPlace)
+                        : status.state == StreamState::Reconnecting ? run.previous_error
+                                                                    : std::string();
     status.outputs = run.plan.outputs;
     return status;
   }
@@ -377,6 +474,10 @@ struct StreamManager::Impl {
     bool save = false;
     reap();
     start_waiting();
+    std::vector<std::shared_ptr<Run>> due;  // restarted after the loop: restart() replaces map entries
+    for (auto& [name, run] : streams)
+      if (!draining && awaiting_restart(*run) && now >= *run->restart_at) due.push_back(run);
+    for (const auto& run : due) restart(run);
     for (auto& [name, run] : streams) {
       RunStats published = published_stats(*run);
       refresh_state(*run, published);
@@ -641,6 +742,7 @@ bool StreamManager::remove(const std::string& name, StreamSource by) {
     const std::shared_ptr<Run> run = found->second;
     run->removed = true;
     run->stop = true;
+    m.release_kept_place(*run);  // waiting for a restart: its place frees now
     m.streams.erase(found);
     m.retiring.push_back(run);
   }
@@ -717,7 +819,10 @@ bool StreamManager::drain(std::chrono::milliseconds timeout) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mutex);
   m.draining = true;
-  for (auto& [name, run] : m.streams) run->stop = true;
+  for (auto& [name, run] : m.streams) {
+    run->stop = true;
+    m.release_kept_place(*run);  // no restart after a drain
+  }
   for (auto& run : m.retiring) run->stop = true;
   const auto done = [&m] { return m.all_ended(); };
   bool ended = true;

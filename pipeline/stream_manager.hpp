@@ -24,6 +24,7 @@
 #include "pipeline/device.hpp"
 #include "pipeline/executor.hpp"
 #include "pipeline/input_limits.hpp"
+#include "pipeline/restart_backoff.hpp"
 #include "pipeline/run_stats.hpp"
 
 namespace fp {
@@ -78,7 +79,15 @@ struct StreamStatus {
   double latency_recent_p99_ms = 0;
   double latency_recent_seconds = 0;
   std::int64_t reconnects = 0;
-  // Masked; empty when none. "capacity" while it waits for a place (--max-streams).
+  // Times the manager started this live stream again after it failed (a camera off when it
+  // was added, or lost beyond its input's own reconnect attempts); 0 for a new stream.
+  std::int64_t restarts = 0;
+  // While it waits to be started again (state reconnecting): when, and the wait chosen
+  // (RestartBackoff); else the epoch and 0.
+  std::chrono::system_clock::time_point next_restart{};
+  std::chrono::milliseconds restart_wait{0};
+  // Masked; empty when none. "capacity" while it waits for a place (--max-streams); the
+  // failure that it is being restarted after while reconnecting.
   std::string last_error;
   std::vector<std::string> outputs;  // the files and URLs it writes (masked)
   RunStats stats;                    // the executor's latest published stats (metrics read these)
@@ -110,6 +119,9 @@ struct StreamManagerOptions {
   // them): nothing could ever remove or replace them (restorable_streams.hpp).
   bool has_stream_list = false;
   InputLimits input_limits;          // the largest, fastest input a stream may have (none: no limit)
+  // A live stream that fails (API or list, first open or later) is started again after
+  // these waits (serve --restart-wait, --restart-wait-max); a file input that fails stays failed.
+  RestartPolicy restart;
 };
 
 // A request the manager refuses: `status` is the HTTP status it deserves (400 bad value,

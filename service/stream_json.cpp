@@ -47,6 +47,14 @@ json stream_json(const StreamStatus& s) {
           {"p99_ms", s.latency_recent_p99_ms},
           {"seconds", s.latency_recent_seconds}}}}},
       {"reconnects", s.reconnects},
+      // A live stream that failed is started again after a growing wait: how often so far,
+      // and while it waits, when next (null otherwise) and the wait chosen.
+      {"restarts", s.restarts},
+      {"next_restart", s.next_restart == std::chrono::system_clock::time_point{} ? json(nullptr)
+                                                                                 : json(iso8601_utc(s.next_restart))},
+      {"restart_wait_s", s.next_restart == std::chrono::system_clock::time_point{}
+                             ? json(nullptr)
+                             : json(std::chrono::duration<double>(s.restart_wait).count())},
       {"last_error", s.last_error.empty() ? json(nullptr) : json(mask_uris_in_text(s.last_error))},
       {"outputs", outputs},
   };
@@ -96,8 +104,7 @@ json stream_list_json(const StreamListStatus& list) {
           {"error", list.error.empty() ? json(nullptr) : json(mask_uris_in_text(list.error))},
           {"read_at", iso8601_utc(list.read_at)},
           {"reads_ok", list.reads_ok},
-          {"reads_failed", list.reads_failed},
-          {"restarts", list.restarts}};
+          {"reads_failed", list.reads_failed}};
 }
 
 namespace {

@@ -88,6 +88,11 @@ struct StreamFamilies {
                                 MetricType::Counter);
   MetricFamily reconnects = family("framepipe_source_reconnects_total",
                                    "Times a source's input was lost and came back.", MetricType::Counter);
+  MetricFamily restarts = family("framepipe_stream_restarts_total",
+                                 "Times a live stream that failed (its camera off when added, or lost for good) was "
+                                 "started again by the service, after a wait of --restart-wait doubling to "
+                                 "--restart-wait-max.",
+                                 MetricType::Counter);
   MetricFamily decode_errors = family("framepipe_decode_errors_total",
                                       "Damaged packets skipped and frames decoded with concealed errors.",
                                       MetricType::Counter);
@@ -122,6 +127,7 @@ struct StreamFamilies {
     add_counter(dropped, {{"stream", name}, {"reason", "output_behind"}}, static_cast<double>(output_behind));
     add_counter(dropped, {{"stream", name}, {"reason", "skipped_to_live"}}, static_cast<double>(skipped));
     add_counter(reconnects, {{"stream", name}}, static_cast<double>(stream.reconnects));
+    add_counter(restarts, {{"stream", name}}, static_cast<double>(stream.restarts));
     add_counter(decode_errors, {{"stream", name}}, static_cast<double>(damaged));
     latency.metric.push_back(latency_histogram(name, stream.stats.latency_ms));
   }
@@ -148,11 +154,6 @@ void add_stream_list_families(const StreamListStatus& list, std::vector<MetricFa
   add_counter(reads, {{"result", "ok"}}, static_cast<double>(list.reads_ok));
   add_counter(reads, {{"result", "error"}}, static_cast<double>(list.reads_failed));
   families.push_back(std::move(reads));
-  auto restarts = family("framepipe_stream_list_restarts_total",
-                         "Listed streams that failed and were started again (after a back-off of 5 s doubling to 5 min).",
-                         MetricType::Counter);
-  add_counter(restarts, {}, static_cast<double>(list.restarts));
-  families.push_back(std::move(restarts));
   auto ordinal = family("framepipe_shard_ordinal", "This process's ordinal among the shards (--shard I/N: I).",
                         MetricType::Gauge);
   add_gauge(ordinal, {}, list.shard.ordinal);
@@ -204,7 +205,7 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
   StreamFamilies per_stream;
   for (const auto& stream : streams) per_stream.add(stream);
   for (auto* f : {&per_stream.up, &per_stream.state, &per_stream.decoded, &per_stream.output, &per_stream.dropped,
-                  &per_stream.reconnects, &per_stream.decode_errors, &per_stream.latency})
+                  &per_stream.reconnects, &per_stream.restarts, &per_stream.decode_errors, &per_stream.latency})
     families.push_back(std::move(*f));
 
   auto stage_seconds = family("framepipe_stage_seconds_total",

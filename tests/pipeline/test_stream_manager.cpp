@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "pipeline/stream_manager.hpp"
@@ -137,6 +139,7 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
 // on, its output is not started over). A failed stream is the exception: a PUT of it again
 // asks it to start.
 TEST_F(StreamManagerTest, ARetriedPutChangesNothing) {
+  options_.roots.allow_roots = {dir_.path()};
   StreamManager manager(options_);
   ASSERT_EQ(manager.put(spec("cam1")), StreamManager::PutOutcome::Created);
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
@@ -149,8 +152,9 @@ TEST_F(StreamManagerTest, ARetriedPutChangesNothing) {
   EXPECT_EQ(after.outputs, before.outputs);
   EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);
 
-  StreamSpec dead = spec("cam2", "rtsp://127.0.0.1:1/live");
-  dead.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "500"}};
+  // A file that fails stays failed (a live input would be started again by the manager).
+  std::ofstream(dir_ / "broken.mp4") << "not a video";
+  StreamSpec dead = spec("cam2", (dir_ / "broken.mp4").string());
   manager.put(dead);
   ASSERT_TRUE(reaches(manager, "cam2", StreamState::Failed));
   const auto failed_since = manager.get("cam2")->since;
@@ -239,14 +243,16 @@ TEST_F(StreamManagerTest, AFileInputFinishesWithItsOutputFinalized) {
   }
 }
 
+// A camera that does not answer: listed as reconnecting (the manager starts it again) with
+// its error, masked.
 TEST_F(StreamManagerTest, AFailedStreamStaysListedWithItsErrorMasked) {
   StreamManager manager(options_);
   StreamSpec s = spec("cam1", "rtsp://admin:hunter2@127.0.0.1:1/live");
   s.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "500"}};
   manager.put(s);
-  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Failed));
+  ASSERT_TRUE(eventually([&] { return !manager.get("cam1")->last_error.empty(); }, 10));
   const auto status = *manager.get("cam1");
-  EXPECT_FALSE(status.last_error.empty());
+  EXPECT_EQ(status.state, StreamState::Reconnecting);
   EXPECT_EQ(status.last_error.find("hunter2"), std::string::npos) << status.last_error;
   EXPECT_NE(status.last_error.find("rtsp://admin:***@127.0.0.1:1/live"), std::string::npos) << status.last_error;
   EXPECT_EQ(status.uri, "rtsp://admin:***@127.0.0.1:1/live");
@@ -409,6 +415,81 @@ TEST_F(StreamManagerTest, DrainFinalizesEveryOutputAndRefusesMore) {
   EXPECT_GT(test::count_frames(output("cam2")), 0);
   // The desired state is kept: a restart brings both back.
   EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);
+}
+
+// A live stream that fails — here a camera that refuses every connection, from the first
+// open on — is started again after a growing wait: first, then doubled up to the longest.
+// The waits are read from the stream's status while it waits (restart_wait, restarts), never
+// timed; it shows reconnecting with its error all along, never failed.
+TEST_F(StreamManagerTest, ALiveStreamThatFailsIsStartedAgainAfterAGrowingWait) {
+  options_.restart = {.first = 200ms, .longest = 800ms};
+  StreamManager manager(options_);
+  StreamSpec off = spec("gate", "rtsp://127.0.0.1:1/live");
+  off.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "300"}};
+  manager.put(off);
+  std::map<std::int64_t, std::int64_t> waits;  // restarts so far -> the wait before the next
+  std::set<std::string> states;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const auto status = *manager.get("gate");
+        states.insert(stream_state_name(status.state));
+        if (status.restart_wait.count() > 0) {
+          EXPECT_FALSE(status.last_error.empty());
+          EXPECT_NE(status.next_restart, std::chrono::system_clock::time_point{});
+          waits[status.restarts] = status.restart_wait.count();
+        }
+        return waits.size() >= 5;
+      },
+      30, 10ms))
+      << ::testing::PrintToString(waits);
+  EXPECT_EQ(waits, (std::map<std::int64_t, std::int64_t>{{0, 200}, {1, 400}, {2, 800}, {3, 800}, {4, 800}}));
+  EXPECT_FALSE(states.contains("failed")) << ::testing::PrintToString(states);
+  EXPECT_TRUE(states.contains("reconnecting"));
+}
+
+// While it waits to be started again a live stream keeps its place under max_streams (an API
+// add cannot take it); removed or replaced, the place is given back once: exactly one more
+// stream fits afterwards.
+TEST_F(StreamManagerTest, AStreamWaitingToBeStartedAgainKeepsItsPlaceUntilRemoved) {
+  options_.max_streams = 2;
+  options_.restart = {.first = 60s, .longest = 60s};  // it waits for the whole test
+  StreamManager manager(options_);
+  StreamSpec off = spec("gate", "rtsp://127.0.0.1:1/live");
+  off.decode = {{"reconnect.attempts", "0"}, {"timeout_ms", "300"}};
+  manager.put(off);
+  manager.put(spec("yard"));
+  ASSERT_TRUE(eventually([&] { return manager.get("gate")->restart_wait.count() > 0; }, 10));
+  EXPECT_EQ(state_of(manager, "gate"), StreamState::Reconnecting);
+  EXPECT_EQ(rejection(manager, spec("extra")), 503);  // gate's place is still gate's
+
+  // Replaced by a stream that runs: it takes gate's place, no other.
+  EXPECT_EQ(manager.put(spec("gate")), StreamManager::PutOutcome::Replaced);
+  ASSERT_TRUE(reaches(manager, "gate", StreamState::Running));
+  EXPECT_EQ(rejection(manager, spec("extra")), 503);
+
+  // Off again, then removed while it waits: its place frees, once.
+  manager.put(off);
+  ASSERT_TRUE(eventually([&] { return manager.get("gate") && manager.get("gate")->restart_wait.count() > 0; }, 10));
+  ASSERT_TRUE(manager.remove("gate"));
+  EXPECT_EQ(rejection(manager, spec("extra")), 0);
+  EXPECT_EQ(rejection(manager, spec("one-too-many")), 503);
+  ASSERT_TRUE(reaches(manager, "extra", StreamState::Running));
+  EXPECT_TRUE(manager.drain(std::chrono::milliseconds(static_cast<int>(time_bound(20) * 1000))));
+}
+
+// A file input that fails is not started again, however short the wait.
+TEST_F(StreamManagerTest, AFileThatFailsStaysFailed) {
+  options_.roots.allow_roots = {dir_.path()};
+  options_.restart = {.first = 1ms, .longest = 1ms};
+  StreamManager manager(options_);
+  std::ofstream(dir_ / "broken.mp4") << "not a video";
+  manager.put(spec("clip", (dir_ / "broken.mp4").string()));
+  ASSERT_TRUE(reaches(manager, "clip", StreamState::Failed));
+  std::this_thread::sleep_for(600ms);  // a few supervisor rounds, each of which could restart it
+  const auto status = *manager.get("clip");
+  EXPECT_EQ(status.state, StreamState::Failed);
+  EXPECT_EQ(status.restarts, 0);
+  EXPECT_EQ(status.restart_wait.count(), 0);
 }
 
 }  // namespace

@@ -43,6 +43,10 @@ struct ServeArguments {
   std::string max_input_size = "4096x2160";
   double max_input_fps = 120;
   double drain_timeout = 30;      // seconds
+  // A live stream that fails is started again after restart_wait seconds, then twice the
+  // last wait each time, up to restart_wait_max (RestartPolicy).
+  double restart_wait = 5;
+  double restart_wait_max = 300;
   std::string device = "auto";
   std::string deepstream_pipeline;  // "": the first pipeline file's
   std::string stream_list;        // "": streams come from the API only

@@ -119,6 +119,16 @@ int main(int argc, char** argv) {
                         "Seconds a drain (SIGTERM, Ctrl-C, POST /v1/drain) may take to finalize every stream (else exit 1)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve_cmd->add_option("--restart-wait", serve.restart_wait,
+                        "Seconds a live stream that failed (its camera off when added, or lost beyond its input's own "
+                        "reconnect attempts) waits before it is started again; twice as long after each further "
+                        "failure, starting over once it has run for a minute")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd->add_option("--restart-wait-max", serve.restart_wait_max,
+                        "The longest wait before a failed live stream is started again, in seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   serve_cmd->add_option("--device", serve.device, "Run the streams on auto, cpu, cuda, cuda:N, cuda:N,M or cuda:all")
       ->capture_default_str();
   serve_cmd->add_option("--deepstream-pipeline", serve.deepstream_pipeline,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -108,6 +109,20 @@ std::vector<ServiceFile> own_files(const ServeArguments& args) {
   return files;  // the state file: the manager adds it (it owns it)
 }
 
+// --restart-wait and --restart-wait-max, in seconds, as --drain-timeout is.
+RestartPolicy restart_policy(const ServeArguments& args) {
+  if (args.restart_wait_max < args.restart_wait)
+    throw UsageError(fmt::format("--restart-wait-max {}: must be at least --restart-wait ({})", args.restart_wait_max,
+                                 args.restart_wait));
+  const auto millis = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<long long>(std::clamp(seconds * 1000, 1.0, 1e12)));
+  };
+  RestartPolicy policy;
+  policy.first = millis(args.restart_wait);
+  policy.longest = millis(args.restart_wait_max);
+  return policy;
+}
+
 StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates,
                                      std::vector<Device> devices) {
   StreamManagerOptions options;
@@ -121,6 +136,7 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.run.progress = false;
   options.state_file = args.state_file;
   options.has_stream_list = !args.stream_list.empty();
+  options.restart = restart_policy(args);
   return options;
 }
 
