@@ -63,7 +63,8 @@ json stream_json(const StreamStatus& s) {
 namespace {
 
 // A word YAML reads back as the same string when written plain: it starts with a letter, '_'
-// or '/', goes on with letters, digits and _./:- and is none of YAML's reserved words. A loop,
+// or '/', goes on with letters, digits and _./:-, does not end with ':' and is none of YAML's
+// reserved words. A loop,
 // not a regex: std::regex recurses once per character, and this text is the client's.
 bool is_plain_yaml_word(std::string_view text) {
   const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
@@ -71,6 +72,9 @@ bool is_plain_yaml_word(std::string_view text) {
   if (text.empty() || !(letter(text[0]) || text[0] == '_' || text[0] == '/')) return false;
   for (const char c : text)
     if (!(letter(c) || digit(c) || c == '_' || c == '.' || c == '/' || c == ':' || c == '-')) return false;
+  // A ':' at the end makes YAML read a map ("cuda:" is {cuda: null}); inside, as in cuda:0,
+  // it is text. (Found by fuzz_stream_spec_json; the regex before this had the same hole.)
+  if (text.back() == ':') return false;
   static constexpr std::string_view reserved[] = {"true", "false", "yes", "no", "on", "off", "null"};
   for (const auto word : reserved) {
     if (word.size() != text.size()) continue;

@@ -136,6 +136,17 @@ bool all_running(const Streams& streams) {
   return true;
 }
 
+// True once `server` runs exactly the `listed` streams, each with frames through (bounded by
+// `seconds`); `seen` is what it showed last, for the failure message.
+bool runs_just(const ServeProcess& server, const std::vector<ListedStream>& listed, Streams& seen, double seconds = 20) {
+  return eventually(
+      [&] {
+        seen = streams_of(server);
+        return keys(seen) == names_of(listed) && all_running(seen);
+      },
+      seconds, kPoll);
+}
+
 using Fleet = std::vector<std::unique_ptr<ServeProcess>>;
 
 // N processes given ordinals 0..N-1 of N and the one list, as a StatefulSet's pods are.
@@ -456,13 +467,7 @@ TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
   ServeProcess& server = *fleet[0];
   ASSERT_TRUE(server.ready()) << server.failure();
   Streams seen;
-  ASSERT_TRUE(eventually(
-      [&] {
-        seen = streams_of(server);
-        return keys(seen) == names_of(listed) && all_running(seen);
-      },
-      20, kPoll))
-      << describe(seen) << "\n" << server.log();
+  ASSERT_TRUE(runs_just(server, listed, seen)) << describe(seen) << "\n" << server.log();
 
   std::ofstream(list, std::ios::trunc).close();  // as `> streams.yaml` leaves it, for a moment or for good
   json info;
@@ -504,13 +509,7 @@ TEST(ServeShards, SighupReadsTheListAgain) {
   ServeProcess& server = *fleet[0];
   ASSERT_TRUE(server.ready()) << server.failure();
   Streams seen;
-  ASSERT_TRUE(eventually(
-      [&] {
-        seen = streams_of(server);
-        return keys(seen) == names_of(listed) && all_running(seen);
-      },
-      20, kPoll))
-      << describe(seen) << "\n" << server.log();
+  ASSERT_TRUE(runs_just(server, listed, seen)) << describe(seen) << "\n" << server.log();
 
   listed = numbered_streams(2);
   write_list(list, listed);
@@ -518,13 +517,7 @@ TEST(ServeShards, SighupReadsTheListAgain) {
   const std::string said = "SIGHUP: reading the stream list " + list.string() + " again";
   EXPECT_TRUE(eventually([&] { return server.log().find(said) != std::string::npos; }, 10, kPoll))
       << server.process().outcome();
-  EXPECT_TRUE(eventually(
-      [&] {
-        seen = streams_of(server);
-        return keys(seen) == names_of(listed) && all_running(seen);
-      },
-      20, kPoll))
-      << describe(seen) << "\n" << server.process().outcome();
+  EXPECT_TRUE(runs_just(server, listed, seen)) << describe(seen) << "\n" << server.process().outcome();
   EXPECT_TRUE(server.process().alive()) << server.process().outcome();
   drain(fleet);
 }

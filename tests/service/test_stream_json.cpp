@@ -36,6 +36,7 @@ TEST(StreamJson, PlainWordsStayPlainAndTheRestIsQuoted) {
   EXPECT_EQ(yaml_text(""), "\"\"");
   for (const std::string word : {"yes", "YES", "Off", "null", "True", "~"}) EXPECT_EQ(yaml_text(word), "\"" + word + "\"");
   EXPECT_EQ(yaml_text("yesterday"), "yesterday");
+  EXPECT_EQ(yaml_text("cuda:"), "\"cuda:\"");  // plain, YAML would read {cuda: null}
   EXPECT_EQ(yaml_text(8), "8");
   EXPECT_EQ(yaml_text(true), "true");
   EXPECT_EQ(yaml_text(json::array({1, 2})), "[1,2]");
