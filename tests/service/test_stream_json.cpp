@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "service/client_json.hpp"
 #include "service/json_response.hpp"
@@ -117,6 +118,18 @@ TEST(StreamJson, ANumberOutOfRangeIsABadBody) {
   EXPECT_EQ(status, 400);
   EXPECT_NE(why.find("out of range"), std::string::npos) << why;
   EXPECT_EQ(refusal("[11e3083,],, 2").first, 400);
+}
+
+// A key with a newline in a refusal would forge a line in the service's log (found by
+// fuzz_stream_spec_json: regressions/stream_spec_json/newline-in-a-key).
+TEST(StreamJson, RefusalsShowKeysWithoutControlCharacters) {
+  const std::vector<std::string> bodies = {R"({"\nuri": "x"})", R"({"uri": "x", "set": {"a.b\r\nforged": null}})",
+                                           R"({"uri": "x", "set": {"a.b\n": ")" + std::string(5000, 'v') + R"("}})"};
+  for (const auto& body : bodies) {
+    const auto [status, why] = refusal(body);
+    EXPECT_EQ(status, 400) << body;
+    for (const char c : why) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << why;
+  }
 }
 
 TEST(StreamJson, NotJsonNamesTheByteAndQuotesNothing) {
