@@ -83,8 +83,19 @@ int connect_to(int port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  require(sock >= 0 && ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0,
-          "the server accepts a connection");
+  require(sock >= 0, "a socket");
+  int connected = ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (connected != 0 && errno == EINTR) {
+    // libFuzzer's SIGALRM (its -timeout) interrupted the connect, which goes on by itself:
+    // wait for it and read its outcome.
+    pollfd pfd{sock, POLLOUT, 0};
+    while (::poll(&pfd, 1, 10'000) < 0 && errno == EINTR) {
+    }
+    int error = 0;
+    socklen_t length = sizeof(error);
+    connected = ::getsockopt(sock, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0 ? 0 : -1;
+  }
+  require(connected == 0, "the server accepts a connection");
   return sock;
 }
 
@@ -109,6 +120,7 @@ std::string exchange(int port, std::string_view bytes) {
     require(ready > 0, "the server ends the connection within 10 s");
     if (pfd.revents & POLLIN) {
       const ssize_t n = ::recv(sock, buffer, sizeof(buffer), 0);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       received.append(buffer, static_cast<std::size_t>(n));
     }
