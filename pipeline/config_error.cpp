@@ -1,5 +1,6 @@
 #include "pipeline/config_error.hpp"
 
+#include "core/printable_text.hpp"
 #include "media/stream_uri.hpp"
 
 namespace fp {
@@ -15,27 +16,6 @@ std::string join_issues(const std::vector<ConfigIssue>& issues) {
     text += issue.format();
   }
   return text;
-}
-
-// Parts quote what the user wrote (values, keys, YAML's own messages), which may hold line
-// breaks or other control characters (a NUL would even cut what() short): written as
-// escapes, so that every issue stays one line of plain text.
-void append_printable(std::string& out, const std::string& text) {
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) {
-      out.push_back(c);
-    } else if (c == '\n') {
-      out.append("\\n");
-    } else if (c == '\r') {
-      out.append("\\r");
-    } else if (c == '\t') {
-      out.append("\\t");
-    } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      out.append({'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]});
-    }
-  }
 }
 
 }  // namespace

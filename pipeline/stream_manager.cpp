@@ -677,9 +677,10 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
     std::lock_guard lock(m.mutex);
     if (m.draining) throw StreamRejected(503, "draining");
     check_stream_clashes(spec.name, plan, m.plans_in_use());
+    // The stream's owner was checked above; changes are made one at a time (save_mutex), and a
+    // restart since then put a run of the same spec in its place.
     const auto found = m.streams.find(spec.name);
     const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
-    if (old && old->spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old->spec.source));
     // A live API input needs a place now: its own predecessor's, or a free one.
     const bool place_for_it = (old && old->owns_place.load()) || m.limiter.running() < m.limiter.cap();
     if (!place_for_it && plan.endless && spec.source == StreamSource::Api)

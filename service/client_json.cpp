@@ -30,13 +30,6 @@ json parse_client_json(const std::string& body) {
   }
 }
 
-std::string printable_key(std::string_view key) {
-  std::string shown(key);
-  for (char& c : shown)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return shown;
-}
-
 void check_field_length(std::string_view key, std::string_view text, std::size_t max_bytes) {
   if (text.size() > max_bytes)
     throw HttpError(400, fmt::format("{}: {} bytes, longer than the {} allowed", key, text.size(), max_bytes));

@@ -27,10 +27,6 @@ inline constexpr std::size_t kMaxMapEntries = 64;    // entries in "set" or "dec
 // of range, or the depth it passed. The parser's own message is never quoted: it would echo the text (and a password).
 nlohmann::json parse_client_json(const std::string& body);
 
-// A client's key as a message may show it: each control character (a newline would start a
-// forged log line) as '?'. Bound its length first (check_field_length).
-std::string printable_key(std::string_view key);
-
 // HttpError 400 when `text` (the field `key`) is longer than `max_bytes`, naming the key and
 // the limit; the text itself is not quoted back.
 void check_field_length(std::string_view key, std::string_view text, std::size_t max_bytes);

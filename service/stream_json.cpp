@@ -5,6 +5,7 @@
 #include <ctime>
 #include <string_view>
 
+#include "core/printable_text.hpp"
 #include "media/stream_uri.hpp"
 #include "service/client_json.hpp"
 #include "service/json_response.hpp"
@@ -124,10 +125,10 @@ std::map<std::string, std::string> yaml_map(const json& body, const std::string&
   for (const auto& [name, value] : object.items()) {
     check_field_length(fmt::format("{} key", key), name, kMaxNameBytes);
     if (value.is_null() || value.is_object())
-      throw HttpError(400, fmt::format("{}.{}: expected a number, string, boolean or list, got {}", key, printable_key(name),
+      throw HttpError(400, fmt::format("{}.{}: expected a number, string, boolean or list, got {}", key, printable_text(name),
                                        value.type_name()));
     auto text = yaml_text(value);
-    check_field_length(fmt::format("{}.{}", key, printable_key(name)), text, kMaxValueBytes);
+    check_field_length(fmt::format("{}.{}", key, printable_text(name)), text, kMaxValueBytes);
     values[name] = std::move(text);
   }
   return values;
@@ -141,7 +142,7 @@ StreamSpec stream_spec_from_json(const std::string& name, const std::string& bod
   for (const auto& [key, value] : parsed.items())
     if (key != "pipeline" && key != "uri" && key != "set" && key != "decode") {
       check_field_length("a key of the request body", key, kMaxNameBytes);
-      throw HttpError(400, fmt::format("{}: unknown key (expected pipeline, uri, set, decode)", printable_key(key)));
+      throw HttpError(400, fmt::format("{}: unknown key (expected pipeline, uri, set, decode)", printable_text(key)));
     }
   StreamSpec spec;
   spec.name = name;

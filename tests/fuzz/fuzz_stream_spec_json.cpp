@@ -58,9 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string why = e.what();
     require(e.status() == 400, "a bad body answered with a status other than 400");
     require(one_printable_line(why), "a refusal that is not one printable line");
-    // The longest message names a key of kMaxNameBytes and the limits; client text beyond
-    // that is never quoted back.
-    require(why.size() <= 2 * fp::service::kMaxNameBytes + 200, "a refusal that quotes long client text");
+    // The longest message names one key of kMaxNameBytes (each byte at most a 4-character
+    // escape) and the limits; client text beyond that is never quoted back.
+    require(why.size() <= 4 * fp::service::kMaxNameBytes + 200, "a refusal that quotes long client text");
     return 0;
   }
   require(!spec.uri.empty() && spec.uri.size() <= fp::service::kMaxUriBytes, "a uri empty or over its limit taken");
