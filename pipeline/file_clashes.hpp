@@ -33,4 +33,7 @@ std::string file_path_of(const FileUse& use);
 // existing files, the same device and inode (a hard link); character devices never clash.
 void check_file_clashes(const std::vector<FileUse>& uses, std::vector<ConfigIssue>& issues);
 
+// check_file_clashes' messages for `uses`, one a line; empty when nothing clashes.
+std::string clash_message(const std::vector<FileUse>& uses);
+
 }  // namespace fp

@@ -10,6 +10,17 @@
 
 namespace fp {
 
+namespace {
+
+// A refusal of a listed stream: kept (with why) until a retry or a new list puts it in force.
+void note_rejected(const std::string& name, const std::string& error, std::map<std::string, std::string>& rejected) {
+  const std::string why = mask_uris_in_text(error);
+  const auto [it, added] = rejected.insert_or_assign(name, why);
+  if (added) spdlog::error("stream list: stream {} not started: {}", name, why);
+}
+
+}  // namespace
+
 StreamListSync::StreamListSync(StreamManager& manager, StreamListSyncOptions options)
     : manager_(manager), options_(std::move(options)) {
   status_.path = options_.file;
@@ -105,19 +116,6 @@ void StreamListSync::poll_once() {
   apply(listed);
 }
 
-bool StreamListSync::try_put(const StreamSpec& spec, std::map<std::string, std::string>& rejected) {
-  try {
-    manager_.put(spec);
-    rejected.erase(spec.name);
-    return true;
-  } catch (const StreamRejected& e) {
-    const std::string why = mask_uris_in_text(e.what());
-    const auto [it, added] = rejected.insert_or_assign(spec.name, why);
-    if (added) spdlog::error("stream list: stream {} not started: {}", spec.name, why);
-    return false;
-  }
-}
-
 void StreamListSync::apply(const std::vector<StreamSpec>& listed) {
   std::vector<StreamSpec> mine;
   for (const auto& spec : listed)
@@ -127,14 +125,16 @@ void StreamListSync::apply(const std::vector<StreamSpec>& listed) {
   std::set<std::string> wanted;
   for (const auto& spec : mine) wanted.insert(spec.name);
 
-  // Removed first: their places go to the streams added below.
-  int removed = 0, added = 0, changed = 0;
+  // One batch, one state write, however long the list. Removals first: their places go to
+  // the streams put after them; puts in list order: when the cap is reached, the ones
+  // listed last are those that wait.
+  std::vector<StreamChange> changes;
   for (const auto& [name, spec] : current)
     if (spec.source == StreamSource::List && !wanted.contains(name)) {
-      try {
-        if (manager_.remove(name, StreamSource::List)) ++removed;
-      } catch (const StreamRejected&) {  // made by the API meanwhile: not the list's any more
-      }
+      StreamChange removal{.spec = {}, .remove = true};
+      removal.spec.name = name;
+      removal.spec.source = StreamSource::List;
+      changes.push_back(std::move(removal));
     }
   std::map<std::string, std::string> rejected;
   {
@@ -142,14 +142,30 @@ void StreamListSync::apply(const std::vector<StreamSpec>& listed) {
     rejected = status_.rejected;
   }
   std::erase_if(rejected, [&](const auto& entry) { return !wanted.contains(entry.first); });
-  // In list order: when the cap is reached, the ones listed last are those that wait.
   for (const auto& spec : mine) {
     const auto found = current.find(spec.name);
     if (found != current.end() && found->second == spec) {
       rejected.erase(spec.name);
       continue;
     }
-    if (try_put(spec, rejected)) ++(found == current.end() ? added : changed);
+    changes.push_back({.spec = spec, .remove = false});
+  }
+  const std::vector<StreamChangeResult> results = manager_.apply(changes);
+  int removed = 0, added = 0, changed = 0;
+  using Outcome = StreamChangeResult::Outcome;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const std::string& name = changes[i].spec.name;
+    switch (results[i].outcome) {
+      case Outcome::Removed: ++removed; break;
+      case Outcome::Created: ++added; rejected.erase(name); break;
+      case Outcome::Replaced: ++changed; rejected.erase(name); break;
+      case Outcome::Unchanged: rejected.erase(name); break;
+      case Outcome::Unknown: break;
+      case Outcome::Refused:
+        // A removal refused: the API made that name meanwhile, it is not the list's any more.
+        if (!changes[i].remove) note_rejected(name, results[i].error, rejected);
+        break;
+    }
   }
   spdlog::info("stream list {}: {} listed, {} for shard {}: {} added, {} changed, {} removed, {} not started",
                options_.file.string(), listed.size(), mine.size(), options_.shard.to_string(), added, changed, removed,
@@ -174,8 +190,17 @@ void StreamListSync::retry_rejected() {
     for (const auto& spec : in_force_)
       if (rejected.contains(spec.name)) retry.push_back(spec);
   }
-  for (const auto& spec : retry)
-    if (try_put(spec, rejected)) spdlog::info("stream list: stream {} started on a retry", spec.name);
+  for (const auto& spec : retry) {
+    try {
+      manager_.put(spec);
+      rejected.erase(spec.name);
+      spdlog::info("stream list: stream {} started on a retry", spec.name);
+    } catch (const StreamRejected& e) {
+      note_rejected(spec.name, e.what(), rejected);
+      // No place (or draining): the others would be refused too, each after being planned.
+      if (e.status() == 503) break;
+    }
+  }
   std::lock_guard lock(mutex_);
   status_.rejected = std::move(rejected);
 }

@@ -74,7 +74,6 @@ class StreamListSync {
   // Puts/removes what differs between this shard's part of `listed` and the manager's list streams.
   void apply(const std::vector<StreamSpec>& listed);
   void retry_rejected();
-  bool try_put(const StreamSpec& spec, std::map<std::string, std::string>& rejected);
 
   StreamManager& manager_;
   StreamListSyncOptions options_;

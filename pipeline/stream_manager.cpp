@@ -31,6 +31,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -39,6 +40,7 @@
 #include "pipeline/fresh_outputs.hpp"
 #include "pipeline/restorable_streams.hpp"
 #include "pipeline/run_monitor.hpp"
+#include "pipeline/stream_file_index.hpp"
 #include "pipeline/stream_jobs.hpp"
 #include "pipeline/stream_limiter.hpp"
 #include "pipeline/stream_state_file.hpp"
@@ -115,6 +117,7 @@ struct Run {
   StreamPlan plan;
   Device device;
   std::uint64_t order = 0;  // put order: streams waiting for a place start in it
+  std::uint64_t id = 0;     // its entry in Impl::files
 
   RunMonitor monitor;
   std::atomic<bool> stop{false};
@@ -179,13 +182,21 @@ struct StreamManager::Impl {
   std::condition_variable wake;  // a run ended, or the manager is closing
   std::map<std::string, std::shared_ptr<Run>> streams;  // the desired state
   std::vector<std::shared_ptr<Run>> retiring;           // replaced, removed or drained: until joined
+  // The files of every run that may read or write now: in `streams`, or retiring and not ended.
+  StreamFileIndex files;
   std::uint64_t next_order = 0;
+  std::uint64_t next_run_id = 1;
   std::size_t next_device = 0;
   bool draining = false;
   bool closing = false;
   std::atomic<Clock::rep> supervisor_beat{0};
   std::thread supervisor;
   std::mutex save_mutex;
+  // From construction until restore() has brought back the state file's streams: changes
+  // are refused (a save would write the file without the streams not yet restored).
+  std::atomic<bool> restoring{false};
+  std::atomic<bool> serving{false};  // begin_serving(): ready from now on
+  std::atomic<bool> save_pending{false};  // the supervisor's save found save_mutex busy: again next time
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
@@ -225,6 +236,7 @@ struct StreamManager::Impl {
     run->plan = std::move(plan);
     run->heartbeat_limit = heartbeat_limit(run->plan.definition);
     run->order = next_order++;
+    run->id = next_run_id++;
     run->device = options.devices[next_device++ % options.devices.size()];
     run->backoff = RestartBackoff(options.restart);
     return run;
@@ -263,7 +275,7 @@ struct StreamManager::Impl {
     std::shared_ptr<Run> next;
     try {
       StreamPlan plan = templates.plan(old->spec);
-      move_outputs_beside_existing(plan, [this](const std::string& path) { return output_in_use(path); });
+      move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
       next = make_run(old->spec, std::move(plan));
     } catch (const StreamRejected& e) {  // its template or roots no longer allow it: it stays failed
       next = make_run(old->spec, StreamPlan{});
@@ -279,7 +291,8 @@ struct StreamManager::Impl {
     next->finished_on_disk = old->finished_on_disk;
     const bool place = old->owns_place.exchange(false);
     streams[name] = next;
-    retiring.push_back(old);  // joined by reap()
+    files.add(next->id, name, next->plan.files);
+    retire(old);
     if (!next->rejected.empty()) {
       if (place) limiter.release();
       return;
@@ -328,6 +341,9 @@ struct StreamManager::Impl {
       keeps_place = impl.restartable(run);
       if (keeps_place) impl.plan_restart(run);
       run.ended = true;
+      // Retired (removed, replaced, restarted): its files are free now for any stream.
+      if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
+        impl.files.remove(run.id);
     }
     // Given back after `ended` is set: remove/put/drain give back the place of an ended run,
     // this thread that of one they stopped; the exchange lets only one of them do it.
@@ -450,7 +466,11 @@ struct StreamManager::Impl {
       if (run->ended && run->thread.joinable()) run->thread.join();
     for (auto& run : retiring)
       if (run->ended && run->thread.joinable()) run->thread.join();
-    std::erase_if(retiring, [](const std::shared_ptr<Run>& run) { return run->ended || !run->started; });
+    std::erase_if(retiring, [this](const std::shared_ptr<Run>& run) {
+      const bool gone = run->ended || !run->started;
+      if (gone) files.remove(run->id);
+      return gone;
+    });
   }
 
   // mutex held: waiting file inputs take the places that freed, in put order.
@@ -506,17 +526,17 @@ struct StreamManager::Impl {
         std::unique_lock lock(mutex);
         if (closing) return;
       }
-      if (supervise()) save_logged();
+      if (supervise() || save_pending) save_logged();
       std::unique_lock lock(mutex);
       wake.wait_for(lock, kSupervisorInterval, [this] { return closing; });
     }
   }
 
   // mutex held: the desired state as the state file keeps it, in put order, without `except`.
-  std::vector<SavedStream> saved_streams(const std::string& except = {}) const {
+  std::vector<SavedStream> saved_streams(const std::set<std::string>& except = {}) const {
     std::vector<std::shared_ptr<Run>> runs;
     for (const auto& [name, run] : streams)
-      if (name != except) runs.push_back(run);
+      if (!except.contains(name)) runs.push_back(run);
     std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
     std::vector<SavedStream> saved;
     for (const auto& run : runs) saved.push_back({run->spec, run->finished_on_disk});
@@ -534,9 +554,13 @@ struct StreamManager::Impl {
     }
   }
 
+  // The supervisor's save (a stream finished): never waits for a change or a restore in
+  // progress, which would stop its heartbeat (/livez); tried again at its next look.
   void save() {
     if (options.state_file.empty()) return;
-    std::lock_guard save_lock(save_mutex);
+    std::unique_lock save_lock(save_mutex, std::try_to_lock);
+    save_pending = !save_lock.owns_lock();
+    if (save_pending) return;
     std::vector<SavedStream> saved;
     {
       std::lock_guard lock(mutex);
@@ -545,12 +569,11 @@ struct StreamManager::Impl {
     write_stream_state(options.state_file, saved);
   }
 
-  // mutex held: whether a path is written by a run that may still write it.
-  bool output_in_use(const std::string& path) const {
-    for (const auto& [name, plan] : plans_in_use())
-      for (const auto& use : plan->files)
-        if (use.written && use.path == path) return true;
-    return false;
+  // mutex held: `run` leaves the desired state; joined by reap(). Its files stay in use
+  // until its thread has ended (a replacement opens them only then).
+  void retire(const std::shared_ptr<Run>& run) {
+    if (run->ended) files.remove(run->id);
+    retiring.push_back(run);
   }
 
   void save_logged() {
@@ -574,15 +597,6 @@ struct StreamManager::Impl {
     return true;
   }
 
-  // mutex held: the plans of every stream that may write or read now (for clashes).
-  std::vector<std::pair<std::string, const StreamPlan*>> plans_in_use() const {
-    std::vector<std::pair<std::string, const StreamPlan*>> plans;
-    for (const auto& [name, run] : streams) plans.emplace_back(name, &run->plan);
-    for (const auto& run : retiring)
-      if (!run->ended) plans.emplace_back(run->spec.name, &run->plan);
-    return plans;
-  }
-
   // mutex held: the run a new one of this name must wait for (still finalizing its outputs).
   std::shared_ptr<Run> unfinished_run_named(const std::string& name) const {
     if (const auto found = streams.find(name); found != streams.end() && found->second->started && !found->second->ended)
@@ -596,47 +610,187 @@ struct StreamManager::Impl {
   // (its template changed) is listed as failed with the reason, and a live one beyond the
   // cap as failed with "capacity": a service must come up whatever one stream's fate.
   // The names are unique (restorable_streams): a second run of one name would replace a
-  // started one in the map, destroying its joinable thread (std::terminate).
+  // started one in the map, destroying its joinable thread (std::terminate). Each stream is
+  // planned without the mutex and added under it, so probes and listings answer meanwhile.
   void restore(const std::vector<SavedStream>& saved) {
-    std::lock_guard lock(mutex);
     for (const auto& entry : saved) {
-      if (streams.contains(entry.spec.name)) continue;
-      std::shared_ptr<Run> run;
+      StreamPlan plan;
+      std::string rejected;
       try {
-        StreamPlan plan = templates.plan(entry.spec);
-        check_stream_clashes(entry.spec.name, plan, plans_in_use());
-        // The outputs of the run before the restart stay as they were (finalized or not).
-        move_outputs_beside_existing(plan, [this](const std::string& path) { return output_in_use(path); });
-        run = make_run(entry.spec, std::move(plan));
+        plan = templates.plan(entry.spec);
       } catch (const StreamRejected& e) {
-        if (!run) run = make_run(entry.spec, StreamPlan{});
-        run->rejected = mask_uris_in_text(e.what());
+        rejected = mask_uris_in_text(e.what());
       }
+      std::lock_guard lock(mutex);
+      if (streams.contains(entry.spec.name)) continue;
+      if (rejected.empty()) {
+        rejected = mask_uris_in_text(files.clashes(entry.spec.name, plan.files));
+        // The outputs of the run before the restart stay as they were (finalized or not).
+        if (rejected.empty())
+          move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+      }
+      const std::shared_ptr<Run> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
+      run->rejected = rejected;
       run->finished_on_disk = entry.finished;
       streams[entry.spec.name] = run;
-      if (!run->rejected.empty() || run->finished_on_disk) continue;
+      files.add(run->id, entry.spec.name, run->plan.files);
+      // Drained meanwhile: kept in the desired state (a save must not lose it), never started.
+      if (!run->rejected.empty() || run->finished_on_disk || draining) continue;
       if (limiter.try_admit()) {
         run->owns_place = true;
         start(run);
       } else if (run->plan.endless && run->spec.source == StreamSource::Api) {
-        run->rejected = "capacity";  // the list's wait for a place, as put() lets them
+        run->rejected = kWaitingForPlace;  // the list's wait for a place, as put() lets them
       }
     }
+  }
+
+  // Several puts and removals waiting on one another's state write (apply()).
+  struct Batch {
+    std::size_t places = 0;   // places its accepted puts take (beyond their predecessors')
+    std::size_t waiting = 0;  // its accepted puts that wait for a place
+  };
+
+  // save_mutex held, mutex held: how many streams wait for a place.
+  std::size_t waiting_count() const {
+    std::size_t n = 0;
+    for (const auto& [name, run] : streams) n += !run->started && run->rejected.empty() && !run->finished_on_disk;
+    return n;
+  }
+
+  // save_mutex held: `spec` checked as put() promises, planned, and its files entered in
+  // the index (so that the batch's later puts see them); nullptr when it changes nothing.
+  // Throws StreamRejected.
+  std::shared_ptr<Run> prepare_put(const StreamSpec& spec, Batch& batch) {
+    {
+      std::lock_guard lock(mutex);
+      if (draining) throw StreamRejected(503, "draining");
+      const auto found = streams.find(spec.name);
+      if (found != streams.end()) {
+        Run& old = *found->second;
+        if (old.spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old.spec.source));
+        // A retry (a client's, a proxy's, DeepStream's add again) of what already is: nothing
+        // to do. A failed stream is the exception: asking for it again is asking it to start.
+        if (old.spec == spec && refresh_state(old, published_stats(old)) != StreamState::Failed) return nullptr;
+      }
+    }
+    StreamPlan plan = templates.plan(spec);  // the file system, without the mutex
+    std::lock_guard lock(mutex);
+    if (draining) throw StreamRejected(503, "draining");
+    if (const std::string clash = files.clashes(spec.name, plan.files); !clash.empty()) throw StreamRejected(409, clash);
+    // The stream's owner was checked above; changes are made one at a time (save_mutex), and a
+    // restart since then put a run of the same spec in its place.
+    const auto found = streams.find(spec.name);
+    const bool own_place = found != streams.end() && found->second->owns_place.load();
+    const bool free_place = limiter.running() + batch.places < limiter.cap();
+    // A live API input needs a place now: its own predecessor's, or a free one.
+    if (!own_place && !free_place && plan.endless && spec.source == StreamSource::Api)
+      throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
+    // A file waits behind the others; a live list stream waits for a place to free.
+    const bool waits = !own_place && (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
+    if (waits && options.max_waiting > 0 && waiting_count() + batch.waiting >= options.max_waiting)
+      throw StreamRejected(503, fmt::format("{}: {} streams already wait for a place (--max-waiting {})",
+                                            kWaitingForPlace, waiting_count() + batch.waiting, options.max_waiting));
+    if (waits)
+      ++batch.waiting;
+    else if (!own_place)
+      ++batch.places;
+    // What the run it replaces wrote (or is still writing) is kept: new files beside it.
+    move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+    auto run = make_run(spec, std::move(plan));
+    files.add(run->id, spec.name, run->plan.files);
+    return run;
+  }
+
+  // save_mutex held: whether stream `name` exists and `by` may remove it (else StreamRejected 409).
+  bool check_remove(const std::string& name, StreamSource by) {
+    std::lock_guard lock(mutex);
+    const auto found = streams.find(name);
+    if (found == streams.end()) return false;
+    if (found->second->spec.source != by) throw StreamRejected(409, made_by_other(name, found->second->spec.source));
+    return true;
+  }
+
+  // mutex held: the prepared `run` takes the place of its name's stream (if any). Its place:
+  // the one of the run it replaces, else a free one; a live input gets none by waiting (it
+  // would never give it back), a file waits for one behind the others.
+  StreamManager::PutOutcome make_put(const std::shared_ptr<Run>& run) {
+    const std::string& name = run->spec.name;
+    const auto found = streams.find(name);
+    const std::shared_ptr<Run> old = found != streams.end() ? found->second : nullptr;
+    bool place = old != nullptr && old->owns_place.exchange(false);
+    if (!place && (run->plan.endless || !anyone_waiting())) place = limiter.try_admit();
+    run->predecessor = unfinished_run_named(name);
+    // A place taken since the check (a waiting file started meanwhile): on disk already, so
+    // listed as the restore lists it rather than refused after the fact.
+    if (!place && run->plan.endless && run->spec.source == StreamSource::Api) run->rejected = kWaitingForPlace;
+    if (old) {
+      old->stop = true;
+      retire(old);
+    }
+    streams[name] = run;
+    if (place) {
+      run->owns_place = true;
+      start(run);
+    }
+    return old ? StreamManager::PutOutcome::Replaced : StreamManager::PutOutcome::Created;
+  }
+
+  // mutex held: stream `name` stops and is forgotten (finalizing on its own thread).
+  void make_remove(const std::string& name) {
+    const auto found = streams.find(name);
+    if (found == streams.end()) return;  // cannot happen: changes are made one at a time
+    const std::shared_ptr<Run> run = found->second;
+    run->removed = true;
+    run->stop = true;
+    release_kept_place(*run);  // waiting for a restart: its place frees now
+    streams.erase(found);
+    retire(run);
   }
 };
 
 StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-  if (const fs::path& file = impl_->options.state_file; !file.empty()) {
-    const RestorableStreams restorable =
-        restorable_streams(read_stream_state(file), file, impl_->options.has_stream_list);
-    for (const auto& line : restorable.refused) spdlog::error("{}", line);
-    for (const auto& line : restorable.dropped) spdlog::warn("{}", line);
-    impl_->restore(restorable.streams);
-    if (restorable.rewrite()) impl_->save_logged();  // the next start reads what runs
+  impl_->restoring = true;
+  // Before the supervisor starts: a state file that cannot be read throws from here, and
+  // nothing would join that thread.
+  if (impl_->options.restore_at_start) {
+    restore();
+    begin_serving();
   }
   impl_->supervisor_beat = Clock::now().time_since_epoch().count();
   impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
 }
+
+void StreamManager::restore() {
+  Impl& m = *impl_;
+  if (!m.restoring) return;
+  {
+    std::lock_guard change(m.save_mutex);
+    if (const fs::path& file = m.options.state_file; !file.empty()) {
+      const RestorableStreams restorable = restorable_streams(read_stream_state(file), file, m.options.has_stream_list);
+      for (const auto& line : restorable.refused) spdlog::error("{}", line);
+      for (const auto& line : restorable.dropped) spdlog::warn("{}", line);
+      m.restore(restorable.streams);
+      m.restoring = false;
+      if (restorable.rewrite()) {  // the next start reads what runs
+        std::vector<SavedStream> saved;
+        {
+          std::lock_guard lock(m.mutex);
+          saved = m.saved_streams();
+        }
+        try {
+          write_stream_state(file, saved);
+        } catch (const std::exception& e) {
+          spdlog::error("{}", mask_uris_in_text(e.what()));
+        }
+      }
+    }
+    m.restoring = false;
+  }
+  m.wake.notify_all();
+}
+
+void StreamManager::begin_serving() { impl_->serving = true; }
 
 StreamManager::~StreamManager() {
   drain(std::chrono::milliseconds::max());
@@ -653,103 +807,105 @@ StreamManager::~StreamManager() {
     if (run->thread.joinable()) run->thread.join();
 }
 
-StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
+std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamChange>& changes) {
+  using Outcome = StreamChangeResult::Outcome;
   Impl& m = *impl_;
-  if (draining()) throw StreamRejected(503, "draining");
-  // One change at a time, from its checks to its state on disk to the change itself, so that
-  // what is written is what is then made (readers take only `mutex`, never held while writing).
+  std::vector<StreamChangeResult> results(changes.size());
+  if (m.restoring) {
+    for (auto& result : results)
+      result = {Outcome::Refused, 503, "starting: the streams of the state file are being restored"};
+    return results;
+  }
+  // One batch at a time, from its checks to its state on disk to the changes themselves, so
+  // that what is written is what is then made (readers take only `mutex`, never held while writing).
   std::lock_guard change(m.save_mutex);
-  {
-    std::lock_guard lock(m.mutex);
-    const auto found = m.streams.find(spec.name);
-    if (found != m.streams.end()) {
-      Run& old = *found->second;
-      if (old.spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old.spec.source));
-      // A retry (a client's, a proxy's, DeepStream's add again) of what already is: nothing
-      // to do. A failed stream is the exception: asking for it again is asking it to start.
-      if (old.spec == spec && m.refresh_state(old, Impl::published_stats(old)) != StreamState::Failed)
-        return PutOutcome::Unchanged;
+  Impl::Batch batch;
+  std::vector<std::pair<std::size_t, std::shared_ptr<Run>>> accepted;  // a removal's run: nullptr
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const StreamChange& c = changes[i];
+    try {
+      if (!names.insert(c.spec.name).second)
+        throw StreamRejected(409, fmt::format("stream {}: changed twice in one batch", c.spec.name));
+      if (c.remove) {
+        if (m.check_remove(c.spec.name, c.spec.source))
+          accepted.emplace_back(i, nullptr);
+        else
+          results[i].outcome = Outcome::Unknown;
+      } else if (std::shared_ptr<Run> run = m.prepare_put(c.spec, batch)) {
+        accepted.emplace_back(i, std::move(run));
+      } else {
+        results[i].outcome = Outcome::Unchanged;
+      }
+    } catch (const StreamRejected& e) {
+      results[i] = {Outcome::Refused, e.status(), e.what()};
     }
   }
-  StreamPlan plan = m.templates.plan(spec);
+  if (accepted.empty()) return results;
+
   std::vector<SavedStream> saved;
   {
     std::lock_guard lock(m.mutex);
-    if (m.draining) throw StreamRejected(503, "draining");
-    check_stream_clashes(spec.name, plan, m.plans_in_use());
-    // The stream's owner was checked above; changes are made one at a time (save_mutex), and a
-    // restart since then put a run of the same spec in its place.
-    const auto found = m.streams.find(spec.name);
-    const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
-    // A live API input needs a place now: its own predecessor's, or a free one.
-    const bool place_for_it = (old && old->owns_place.load()) || m.limiter.running() < m.limiter.cap();
-    if (!place_for_it && plan.endless && spec.source == StreamSource::Api)
-      throw StreamRejected(503, "capacity");  // the HTTP layer adds max_streams (info().capacity)
-    // What the run it replaces wrote (or is still writing) is kept: new files beside it.
-    move_outputs_beside_existing(plan, [&m](const std::string& path) { return m.output_in_use(path); });
-    saved = m.saved_streams(spec.name);
-    saved.push_back({spec, false});
+    std::set<std::string> changed;
+    for (const auto& [i, run] : accepted) changed.insert(changes[i].spec.name);
+    saved = m.saved_streams(changed);  // a replaced stream goes last, as a new one
+    for (const auto& [i, run] : accepted)
+      if (run) saved.push_back({run->spec, false});
   }
-  m.persist(saved, fmt::format("stream {}: cannot save the state file", spec.name));
-
-  PutOutcome outcome = PutOutcome::Created;
+  try {
+    m.persist(saved, accepted.size() == 1 ? fmt::format("stream {}: cannot save the state file",
+                                                        changes[accepted.front().first].spec.name)
+                                          : std::string("cannot save the state file"));
+  } catch (const StreamRejected& e) {
+    std::lock_guard lock(m.mutex);
+    for (const auto& [i, run] : accepted) {
+      if (run) m.files.remove(run->id);
+      results[i] = {Outcome::Refused, e.status(), e.what()};
+    }
+    return results;
+  }
   {
     std::lock_guard lock(m.mutex);
-    const auto found = m.streams.find(spec.name);
-    const std::shared_ptr<Run> old = found != m.streams.end() ? found->second : nullptr;
-    // Its place: the one of the run it replaces, else a free one; a live input gets none
-    // by waiting (it would never give it back), a file waits for one behind the others.
-    bool place = old != nullptr && old->owns_place.exchange(false);
-    if (!place && (plan.endless || !m.anyone_waiting())) place = m.limiter.try_admit();
-    auto run = m.make_run(spec, std::move(plan));
-    run->predecessor = m.unfinished_run_named(spec.name);
-    // A place taken since the check (a waiting file started meanwhile): on disk already, so
-    // listed as the restore lists it rather than refused after the fact.
-    if (!place && run->plan.endless && spec.source == StreamSource::Api) run->rejected = "capacity";
-    if (old) {
-      outcome = PutOutcome::Replaced;
-      old->stop = true;
-      m.retiring.push_back(old);
-    }
-    m.streams[spec.name] = run;
-    if (place) {
-      run->owns_place = true;
-      m.start(run);
+    for (const auto& [i, run] : accepted) {
+      if (!run) {
+        m.make_remove(changes[i].spec.name);
+        results[i].outcome = Outcome::Removed;
+      } else {
+        results[i].outcome = m.make_put(run) == PutOutcome::Created ? Outcome::Created : Outcome::Replaced;
+      }
     }
   }
   m.wake.notify_all();
-  spdlog::info("stream {}: {} (pipeline {}, input {}, from the {})", spec.name,
-               outcome == PutOutcome::Created ? "added" : "replaced", spec.pipeline, mask_credentials(spec.uri),
-               spec.source == StreamSource::List ? "stream list" : "API");
-  return outcome;
+  for (const auto& [i, run] : accepted) {
+    const StreamSpec& spec = changes[i].spec;
+    if (!run) {
+      spdlog::info("stream {}: removed, finalizing its outputs", spec.name);
+    } else {
+      spdlog::info("stream {}: {} (pipeline {}, input {}, from the {})", spec.name,
+                   results[i].outcome == Outcome::Created ? "added" : "replaced", spec.pipeline,
+                   mask_credentials(spec.uri), spec.source == StreamSource::List ? "stream list" : "API");
+    }
+  }
+  return results;
+}
+
+StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
+  const StreamChangeResult result = apply({StreamChange{.spec = spec, .remove = false}}).front();
+  switch (result.outcome) {
+    case StreamChangeResult::Outcome::Created: return PutOutcome::Created;
+    case StreamChangeResult::Outcome::Replaced: return PutOutcome::Replaced;
+    case StreamChangeResult::Outcome::Unchanged: return PutOutcome::Unchanged;
+    default: throw StreamRejected(result.status, result.error);
+  }
 }
 
 bool StreamManager::remove(const std::string& name, StreamSource by) {
-  Impl& m = *impl_;
-  std::lock_guard change(m.save_mutex);
-  std::vector<SavedStream> saved;
-  {
-    std::lock_guard lock(m.mutex);
-    const auto found = m.streams.find(name);
-    if (found == m.streams.end()) return false;
-    if (found->second->spec.source != by) throw StreamRejected(409, made_by_other(name, found->second->spec.source));
-    saved = m.saved_streams(name);
-  }
-  m.persist(saved, fmt::format("stream {}: cannot save the state file", name));
-  {
-    std::lock_guard lock(m.mutex);
-    const auto found = m.streams.find(name);
-    if (found == m.streams.end()) return false;  // cannot happen: changes are made one at a time
-    const std::shared_ptr<Run> run = found->second;
-    run->removed = true;
-    run->stop = true;
-    m.release_kept_place(*run);  // waiting for a restart: its place frees now
-    m.streams.erase(found);
-    m.retiring.push_back(run);
-  }
-  m.wake.notify_all();
-  spdlog::info("stream {}: removed, finalizing its outputs", name);
-  return true;
+  StreamSpec spec;
+  spec.name = name;
+  spec.source = by;
+  const StreamChangeResult result = apply({StreamChange{.spec = spec, .remove = true}}).front();
+  if (result.outcome == StreamChangeResult::Outcome::Refused) throw StreamRejected(result.status, result.error);
+  return result.outcome == StreamChangeResult::Outcome::Removed;
 }
 
 std::vector<StreamSpec> StreamManager::specs() const {
@@ -785,7 +941,7 @@ ManagerInfo StreamManager::info() const {
   info.draining = draining();
   // Started and not draining. Not whether each stream is well: one dead camera (or one
   // stuck executor, which alive() reports) must not take the whole service out of rotation.
-  info.ready = !info.draining && impl_->supervisor_alive();
+  info.ready = !info.draining && impl_->serving && !impl_->restoring && impl_->supervisor_alive();
   return info;
 }
 

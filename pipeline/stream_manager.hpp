@@ -122,6 +122,28 @@ struct StreamManagerOptions {
   // A live stream that fails (API or list, first open or later) is started again after
   // these waits (serve --restart-wait, --restart-wait-max); a file input that fails stays failed.
   RestartPolicy restart;
+  // The most streams that may wait for a place (files behind the others, list streams beyond
+  // the cap): a put that would wait beyond it is refused, 503 (serve --max-waiting). 0: no cap.
+  std::size_t max_waiting = 0;
+  // Restore the state file's streams in the constructor, and be ready. Off (serve): the
+  // constructor returns at once, changes are refused (503) and info().ready is false until
+  // restore() and begin_serving(): the listener answers /livez from the first moment.
+  bool restore_at_start = true;
+};
+
+// One change of a batch (StreamManager::apply): a put of `spec`, or the removal of stream
+// spec.name by spec.source.
+struct StreamChange {
+  StreamSpec spec;
+  bool remove = false;
+};
+
+struct StreamChangeResult {
+  // Unknown: a removal of no such stream. Refused: status and error say why (StreamRejected's).
+  enum class Outcome { Created, Replaced, Unchanged, Removed, Unknown, Refused };
+  Outcome outcome = Outcome::Refused;
+  int status = 0;
+  std::string error;
 };
 
 // A request the manager refuses: `status` is the HTTP status it deserves (400 bad value,
@@ -151,6 +173,11 @@ class StreamManager {
   // them). Throws std::runtime_error for a template that does not load, or an unreadable
   // state file.
   explicit StreamManager(StreamManagerOptions options);
+  // With restore_at_start off: reads the state file and starts its streams (as the
+  // constructor does otherwise); changes are taken from then on. Throws as the constructor.
+  void restore();
+  // From now on info().ready may be true (serve: once the state and the stream list are in force).
+  void begin_serving();
   // Stops every stream (outputs finalized), as drain() does with no limit.
   ~StreamManager();
   StreamManager(const StreamManager&) = delete;
@@ -173,6 +200,11 @@ class StreamManager {
   // and is still in the file). Returns at once; its outputs are finalized on the stream's
   // own thread (it shows as draining until then).
   bool remove(const std::string& name, StreamSource by = StreamSource::Api);
+  // Puts and removals checked one by one as put() and remove() check them (each one's
+  // refusal its own), the state file written once for all that were accepted, then made
+  // (a failed write refuses them all, 500, nothing changed): a stream list of thousands is
+  // applied in one write. A name may appear once. put() and remove() are batches of one.
+  std::vector<StreamChangeResult> apply(const std::vector<StreamChange>& changes);
   // The desired state: every stream's spec (credentials included: never to be shown).
   std::vector<StreamSpec> specs() const;
 

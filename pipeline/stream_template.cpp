@@ -314,32 +314,12 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
   if (!definition.realtime) definition.realtime = streams_to_network(definition);
   // The stream's own outputs against its own inputs, now that they are where it writes them.
-  check_stream_clashes(spec.name, plan, {});
+  check_stream_clashes(plan);
   return plan;
 }
 
-void check_stream_clashes(const std::string& name, const StreamPlan& plan,
-                          const std::vector<std::pair<std::string, const StreamPlan*>>& others) {
-  // Stream by stream: runs of one name follow each other (a replacement opens its files
-  // once the run it replaces has closed them), and runs of other names were checked when
-  // they came; only this plan's clashes count.
-  const auto clashes = [&](const StreamPlan* other) {
-    std::vector<FileUse> uses;
-    if (other != nullptr) uses = other->files;
-    uses.insert(uses.end(), plan.files.begin(), plan.files.end());
-    std::vector<ConfigIssue> issues;
-    check_file_clashes(uses, issues);
-    std::string message;
-    for (const auto& issue : issues) message += (message.empty() ? "" : "\n") + issue.message;
-    return message;
-  };
-  if (others.empty()) {
-    if (const std::string message = clashes(nullptr); !message.empty()) throw StreamRejected(422, message);
-    return;
-  }
-  for (const auto& [other, other_plan] : others)
-    if (other != name)
-      if (const std::string message = clashes(other_plan); !message.empty()) throw StreamRejected(409, message);
+void check_stream_clashes(const StreamPlan& plan) {
+  if (const std::string message = clash_message(plan.files); !message.empty()) throw StreamRejected(422, message);
 }
 
 }  // namespace fp

@@ -73,9 +73,8 @@ class StreamTemplates {
   InputLimits limits_;
 };
 
-// 409 when `plan` writes a file that one of `others` reads or writes, or reads one that
-// another writes (check_file_clashes' message, naming both).
-void check_stream_clashes(const std::string& name, const StreamPlan& plan,
-                          const std::vector<std::pair<std::string, const StreamPlan*>>& others);
+// 422 when `plan` writes a file it also reads, or one file twice (check_file_clashes' message).
+// Its clashes with the other streams are StreamFileIndex's (409).
+void check_stream_clashes(const StreamPlan& plan);
 
 }  // namespace fp

@@ -58,7 +58,10 @@ const { commandFlags, probeServer, validatePipeline } = await import("./framepip
 const scale = Math.max(1, Number(process.env.FRAMEPIPE_TEST_TIME_SCALE) || 1);
 // What the kubelet needs beyond the drain itself: the preStop call (curl -m 5) and the exit.
 const GRACE_MARGIN_S = 10;
-const SERVE_PROBES = { livenessProbe: ["/livez"], readinessProbe: ["/readyz"], startupProbe: ["/livez", "/readyz"] };
+// The startup probe is /livez: it answers from serve's first moment, while /readyz stays 503
+// until every stream of the state file and the list is back, which may take longer than
+// any fixed startup budget for thousands of streams.
+const SERVE_PROBES = { livenessProbe: ["/livez"], readinessProbe: ["/readyz"], startupProbe: ["/livez"] };
 
 const problems = [];
 const fail = (where, message) => {

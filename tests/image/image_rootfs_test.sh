@@ -97,7 +97,7 @@ if [ "${1:-}" = --inside ]; then
   port=
   for _ in $(seq 150); do
     port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log")
-    [ -n "$port" ] && break
+    [ -n "$port" ] && grep -q 'framepipe serve: ready:' "$log" && break
     kill -0 "$serve" 2>/dev/null || { cat "$log" >&2; fail "serve ended before it listened"; }
     sleep 0.1
   done

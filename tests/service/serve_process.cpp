@@ -47,7 +47,8 @@ ServeProcess::ServeProcess(const std::string& test_name, ServeOptions options) :
   while (std::chrono::steady_clock::now() < deadline && run_->alive()) {
     std::smatch m;
     const std::string out = run_->output();
-    if (std::regex_search(out, m, listening)) {
+    if (std::regex_search(out, m, listening) &&
+        (!options.wait_ready || out.find("framepipe serve: ready:") != std::string::npos)) {
       port_ = std::stoi(m[1]);
       return;
     }

@@ -1,5 +1,5 @@
 // A real `framepipe serve` for a test: started on a free loopback port (--listen
-// 127.0.0.1:0; the port read from its "listening on" line), with its own folder for
+// 127.0.0.1:0; the port read from its "listening on" line, used once it says "ready:"), with its own folder for
 // templates, outputs and state, and stopped (SIGTERM, then SIGKILL) when the test ends.
 #pragma once
 
@@ -24,11 +24,14 @@ struct ServeOptions {
   // --output-root, relative to dir() (the server's working directory); "": none given, so
   // that serve's own default is used.
   std::string output_root = "out";
+  // Wait for its "ready:" line too (the state file's streams and the stream list in force,
+  // changes taken); false: only until it listens (a test of what it answers meanwhile).
+  bool wait_ready = true;
 };
 
 class ServeProcess {
  public:
-  // Starts the server and waits (bounded) for its "listening on" line; a server that exits
+  // Starts the server and waits (bounded) for its "listening on" and "ready:" lines; a server that exits
   // or never says it fails the test (ready() is false then, with the log in failure()).
   ServeProcess(const std::string& test_name, ServeOptions options = {});
   ~ServeProcess();

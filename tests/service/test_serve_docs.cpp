@@ -107,7 +107,10 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
       std::smatch m;
       std::string out;
       static const std::regex listening(R"(listening on http://[^:]+:([0-9]+))");
-      while (!std::regex_search(out = server->output(), m, listening) && server->alive() &&
+      // Its port once it is ready (the state file's streams and the stream list in force).
+      while (!(std::regex_search(out = server->output(), m, listening) &&
+               out.find("framepipe serve: ready:") != std::string::npos) &&
+             server->alive() &&
              std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       ASSERT_FALSE(m.empty()) << command.where << ": `" << command.text << "` did not start:\n" << out;

@@ -565,7 +565,7 @@ PodRun start_as_pod(const fs::path& dir, const std::string& hostname, const std:
   while (std::chrono::steady_clock::now() < deadline && pod.run->alive()) {
     std::smatch m;
     const std::string out = pod.run->output();
-    if (std::regex_search(out, m, listening)) {
+    if (std::regex_search(out, m, listening) && out.find("framepipe serve: ready:") != std::string::npos) {
       pod.port = std::stoi(m[1]);
       break;
     }

@@ -36,6 +36,9 @@ struct ServeArguments {
   std::string probe_listen;       // "": the probes answer on --listen only
   std::string state_file;
   std::size_t max_streams = 0;
+  // The most streams that may wait for a place (files, list streams beyond --max-streams);
+  // a put beyond it is 503. 0: no cap.
+  std::size_t max_waiting = 1000;
   std::vector<std::string> allow_roots;
   std::string output_root;        // "": ./framepipe-output (kDefaultOutputRoot), made at start
   // The largest input frame (either way round) and the fastest rate a stream may ask for:

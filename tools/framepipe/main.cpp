@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
                         "Keep the streams in this file (written on every change, read at start: a restart brings them back)");
   serve_cmd->add_option("--max-streams", serve.max_streams,
                         "At most N streams at once (default, or 0: as many as this machine's memory holds)");
+  serve_cmd->add_option("--max-waiting", serve.max_waiting,
+                        "At most N streams waiting for a place (file inputs, stream-list streams beyond --max-streams); "
+                        "a put beyond it is refused with 503 (0: no limit)")
+      ->capture_default_str();
   serve_cmd->add_option("--allow-root", serve.allow_roots,
                         "A folder whose files (file://, plain paths, v4l2://) streams may read (repeatable; default: "
                         "only network inputs and testsrc://)")

@@ -132,11 +132,13 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.roots.own_files = own_files(args);
   options.input_limits = input_limits(args);
   options.max_streams = args.max_streams;
+  options.max_waiting = args.max_waiting;
   options.devices = std::move(devices);
   options.run.progress = false;
   options.state_file = args.state_file;
   options.has_stream_list = !args.stream_list.empty();
   options.restart = restart_policy(args);
+  options.restore_at_start = false;  // after the listener starts: /livez answers meanwhile
   return options;
 }
 
@@ -197,11 +199,15 @@ int serve_command(const ServeArguments& args) {
   const Shard shard = shard_of(args);
   const std::vector<Device> devices = resolve_devices(args.device);
   StreamManager manager(manager_options(args, std::move(templates), devices));
-  const std::unique_ptr<StreamListSync> stream_list = start_stream_list(args, manager, shard, default_pipeline);
+  // Set once the list is in force, before the loop below; read by the HTTP threads (which
+  // start before it) through the atomic.
+  std::unique_ptr<StreamListSync> stream_list;
+  std::atomic<StreamListSync*> stream_list_ready{nullptr};
   const std::function<std::optional<StreamListStatus>()> stream_list_status =
-      [&stream_list]() -> std::optional<StreamListStatus> {
-    if (!stream_list) return std::nullopt;
-    return stream_list->status();
+      [&stream_list_ready]() -> std::optional<StreamListStatus> {
+    StreamListSync* list = stream_list_ready.load();
+    if (!list) return std::nullopt;
+    return list->status();
   };
 
   // GET /metrics: the streams' families read from the manager at each scrape (metrics.hpp).
@@ -244,6 +250,18 @@ int serve_command(const ServeArguments& args) {
   if (api_options_probe_listen)
     fmt::print(stderr, "framepipe serve: probes on http://{}\n",
                service::ListenAddress{api_options_probe_listen->host, api.probe_port()}.to_string());
+  std::fflush(stderr);
+  // Now that /livez answers (an orchestrator's startup probe): the state file's streams,
+  // then the list. /readyz says 503 and changes are refused until both are in force.
+  const auto restore_started = std::chrono::steady_clock::now();
+  manager.restore();
+  stream_list = start_stream_list(args, manager, shard, default_pipeline);
+  stream_list_ready = stream_list.get();
+  manager.begin_serving();
+  const auto streams_at_start = manager.list().size();
+  fmt::print(stderr, "framepipe serve: ready: {} stream{} restored or listed in {:.1f} s\n", streams_at_start,
+             streams_at_start == 1 ? "" : "s",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - restore_started).count());
   std::fflush(stderr);
 
   while (!signalled.load() && !drain_asked.load()) {
