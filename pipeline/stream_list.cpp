@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/small_file.hpp"
 #include "media/stream_uri.hpp"
 #include "pipeline/stream_template.hpp"
 
@@ -130,11 +131,11 @@ std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::st
 }
 
 std::string read_stream_list_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) throw StreamListError(fmt::format("{}: cannot read the stream list", file.string()));
-  return text.str();
+  try {
+    return read_small_file(file, kMaxStreamListBytes);
+  } catch (const SmallFileError& e) {
+    throw StreamListError(fmt::format("{}: cannot read the stream list: {}", file.string(), e.what()));
+  }
 }
 
 std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline) {

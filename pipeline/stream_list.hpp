@@ -49,7 +49,11 @@ class StreamListEmpty : public StreamListError {
 // StreamListEmpty. Throws StreamListError.
 std::vector<StreamSpec> parse_stream_list(const std::string& text, const std::string& file,
                                           const std::string& default_pipeline);
-// The file's whole text. Throws StreamListError "FILE: cannot read the stream list".
+// The most a stream list may hold: some 100,000 streams of long URIs.
+constexpr std::size_t kMaxStreamListBytes = 32u << 20;
+// The file's whole text, read without blocking (core/small_file.hpp: a FIFO put in its place
+// would hold serve's start and its poll thread). Throws StreamListError "FILE: cannot read
+// the stream list: WHY" (no such file, not a regular file, larger than the bound).
 std::string read_stream_list_text(const std::filesystem::path& file);
 // parse_stream_list of read_stream_list_text. Throws StreamListError.
 std::vector<StreamSpec> read_stream_list(const std::filesystem::path& file, const std::string& default_pipeline);

@@ -302,9 +302,12 @@ struct StreamManager::Impl {
     start(next);
   }
 
+  // mutex held: a stream that waits for a place (start_waiting() starts it when one frees).
+  static bool is_waiting(const Run& run) { return !run.started && run.rejected.empty() && !run.finished_on_disk; }
+
   bool anyone_waiting() const {
     for (const auto& [name, run] : streams)
-      if (!run->started && run->rejected.empty() && !run->finished_on_disk) return true;
+      if (is_waiting(*run)) return true;
     return false;
   }
 
@@ -478,7 +481,7 @@ struct StreamManager::Impl {
     if (draining) return;
     std::vector<std::shared_ptr<Run>> waiting;
     for (const auto& [name, run] : streams)
-      if (!run->started && run->rejected.empty() && !run->finished_on_disk) waiting.push_back(run);
+      if (is_waiting(*run)) waiting.push_back(run);
     std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
     for (const auto& run : waiting) {
       if (!limiter.try_admit()) break;
@@ -651,10 +654,10 @@ struct StreamManager::Impl {
     std::size_t waiting = 0;  // its accepted puts that wait for a place
   };
 
-  // save_mutex held, mutex held: how many streams wait for a place.
+  // mutex held: how many streams wait for a place.
   std::size_t waiting_count() const {
     std::size_t n = 0;
-    for (const auto& [name, run] : streams) n += !run->started && run->rejected.empty() && !run->finished_on_disk;
+    for (const auto& [name, run] : streams) n += is_waiting(*run);
     return n;
   }
 
@@ -688,9 +691,12 @@ struct StreamManager::Impl {
       throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
     // A file waits behind the others; a live list stream waits for a place to free.
     const bool waits = !own_place && (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
-    if (waits && options.max_waiting > 0 && waiting_count() + batch.waiting >= options.max_waiting)
+    // A waiting stream replaced leaves the queue as its successor joins it.
+    const bool replaces_waiting = found != streams.end() && is_waiting(*found->second);
+    const std::size_t queued = waiting_count() - (replaces_waiting ? 1 : 0) + batch.waiting;
+    if (waits && options.max_waiting > 0 && queued >= options.max_waiting)
       throw StreamRejected(503, fmt::format("{}: {} streams already wait for a place (--max-waiting {})",
-                                            kWaitingForPlace, waiting_count() + batch.waiting, options.max_waiting));
+                                            kWaitingForPlace, queued, options.max_waiting));
     if (waits)
       ++batch.waiting;
     else if (!own_place)

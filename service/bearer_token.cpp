@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "core/small_file.hpp"
 
 namespace fp::service {
 
@@ -16,14 +16,12 @@ std::string read_token_file(const std::filesystem::path& file) {
   const auto fail = [&](const std::string& reason) {
     return std::runtime_error("--token-file " + file.string() + ": " + reason);
   };
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) throw fail("no such file");
-  if (std::filesystem::is_directory(file, ec)) throw fail("is a directory, not a file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw fail(std::string("cannot read: ") + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
+  std::string token;
+  try {
+    token = read_small_file(file, 64 * 1024);
+  } catch (const SmallFileError& e) {
+    throw fail(e.what());
+  }
   // One token on one line: the line end (and stray blanks) are the editor's, not the token's.
   const auto last = token.find_last_not_of(" \t\r\n");
   token.erase(last == std::string::npos ? 0 : last + 1);

@@ -4,6 +4,7 @@
 // stream over the cap waits (reported) and starts when a place frees, the API's and the
 // list's names do not fight, a bad re-read keeps the streams running.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -107,7 +108,21 @@ TEST(StreamList, AFileThatCannotBeReadIsNamed) {
     read_stream_list("/nonexistent/streams.yaml", "p");
     FAIL();
   } catch (const StreamListError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/streams.yaml: cannot read the stream list");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/streams.yaml: cannot read the stream list: no such file");
+  }
+}
+
+// A FIFO (or a device) in the list's place is refused at once: opening it to read would wait
+// for a writer, holding serve's start, or its poll thread and then its drain, forever.
+TEST(StreamList, AFifoIsRefusedWithoutWaitingForAWriter) {
+  test::TempDir dir("stream-list-fifo");
+  const auto fifo = dir / "streams.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    read_stream_list(fifo, "p");
+    FAIL();
+  } catch (const StreamListError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
   }
 }
 

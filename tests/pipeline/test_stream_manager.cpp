@@ -351,6 +351,27 @@ TEST_F(StreamManagerTest, LiveInputsBeyondTheCapAre503AndFilesWait) {
   EXPECT_EQ(manager.info().streams_by_state.at("finished"), 1);
 }
 
+// The streams waiting for a place are capped (--max-waiting): beyond it a put is refused,
+// 503 naming the cap, instead of a queue that grows with whatever a client or a list asks.
+// A replacement of a waiting stream takes no second place in the queue; a removal frees one.
+TEST_F(StreamManagerTest, StreamsWaitingForAPlaceAreCapped) {
+  options_.max_streams = 1;
+  options_.max_waiting = 2;
+  StreamManager manager(options_);
+  manager.put(spec("live1"));
+  manager.put(spec("file1", "testsrc://64x48@30?frames=10"));
+  manager.put(spec("file2", "testsrc://64x48@30?frames=10"));
+  EXPECT_EQ(manager.get("file2")->state, StreamState::Waiting);
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("file3", "testsrc://64x48@30?frames=10"), &message), 503);
+  EXPECT_EQ(message, "capacity: 2 streams already wait for a place (--max-waiting 2)");
+  EXPECT_FALSE(manager.get("file3"));
+  EXPECT_EQ(manager.put(spec("file2", "testsrc://64x48@30?frames=12")), StreamManager::PutOutcome::Replaced);
+  manager.remove("file1");
+  EXPECT_EQ(manager.put(spec("file3", "testsrc://64x48@30?frames=10")), StreamManager::PutOutcome::Created);
+  EXPECT_EQ(manager.get("file3")->state, StreamState::Waiting);
+}
+
 TEST_F(StreamManagerTest, RefusalsCarryTheirStatus) {
   StreamManager manager(options_);
   std::string message;

@@ -3,9 +3,11 @@
 // flags): a name listed twice restores the first and refuses the second, naming the file,
 // instead of aborting every start; list streams restored without --stream-list are dropped
 // and forgotten (nothing could ever remove or replace them), and the file rewritten without
-// them. A real server process, read with the real curl.
+// them. Start-up: the listener first, the streams after it. A real server process, read
+// with the real curl.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,6 +111,44 @@ TEST(ServeRestore, ListStreamsWithoutAStreamListAreDropped) {
   EXPECT_EQ(put.status, 201) << put.body;
   EXPECT_EQ(curl("DELETE", server.url("/v1/streams/yard")).status, 202);
   EXPECT_TRUE(eventually([&] { return running(server, "door"); }, 20)) << server.log();
+}
+
+// Start-up does not wait for the streams: the listener comes first, /livez answers from then
+// on (the startup probe), /readyz says 503 and a change is refused 503 "starting" until the
+// state file's streams are back, and then every one of them is. 2,000 streams: restoring
+// them takes long enough to be seen doing it (it once took seconds before the listener was
+// up at all, growing with the square of the streams).
+TEST(ServeRestore, LivezAnswersWhileTheStreamsAreRestoredAndReadyzOnceTheyAre) {
+  TempDir state_dir("state-restore-many");
+  const fs::path state = state_dir / "state.json";
+  constexpr int kStreams = 2000;
+  json streams = json::array();
+  for (int i = 0; i < kStreams; ++i) streams.push_back(saved("cam" + std::to_string(i), kUri, "api"));
+  write_state(state, streams);
+  ServeProcess server("restore-many", {.extra_args = {"--state", state.string(), "--max-streams", "1"},
+                                       .wait_ready = false});
+  ASSERT_SERVING(server);
+  int seen_restoring = 0;
+  std::string refused;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(60));
+  while (server.log().find("framepipe serve: ready:") == std::string::npos && server.process().alive() &&
+         std::chrono::steady_clock::now() < deadline) {
+    const int live = curl("GET", server.url("/livez"), {}, time_bound(5)).status;
+    const int ready = curl("GET", server.url("/readyz"), {}, time_bound(5)).status;
+    const auto put = curl_with_body("PUT", server.url("/v1/streams/late"), json{{"uri", kUri}}.dump());
+    if (server.log().find("framepipe serve: ready:") != std::string::npos) break;  // the answers may be after it
+    EXPECT_EQ(live, 200) << "/livez while restoring";
+    if (ready == 503 && put.status == 503) {
+      ++seen_restoring;
+      refused = put.body;
+    }
+  }
+  EXPECT_GT(seen_restoring, 0) << "never seen restoring: /livez answered only once it was ready\n" << server.log();
+  EXPECT_NE(refused.find("starting"), std::string::npos) << refused;
+  EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
+  auto listed = streams_of(server);
+  listed.erase("late");  // taken once the restore was over, before the line saying so
+  EXPECT_EQ(listed.size(), static_cast<std::size_t>(kStreams));
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+#include "core/small_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/unique_fd.hpp"
+
+namespace fp {
+
+std::string read_small_file(const std::filesystem::path& file, std::size_t max_bytes) {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) throw SmallFileError(errno == ENOENT ? "no such file" : std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw SmallFileError(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw SmallFileError("is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) throw SmallFileError("not a regular file (a FIFO or a device is never read)");
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    throw SmallFileError("larger than " + std::to_string(max_bytes / 1024) + " KiB");
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw SmallFileError(std::strerror(errno));
+    if (got == 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+    // Grown since the stat (being written): the bound holds all the same.
+    if (text.size() > max_bytes) throw SmallFileError("larger than " + std::to_string(max_bytes / 1024) + " KiB");
+  }
+  return text;
+}
+
+}  // namespace fp
