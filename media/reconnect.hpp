@@ -17,8 +17,18 @@ struct ReconnectPolicy {
   int attempts = 0;  // per gap; 0: off (the end of the stream ends the run); kForever
   int initial_ms = 500;
   int max_ms = 10000;
+  // A first open that fails is tried again too, with the same waits, until it opens or the
+  // run stops: `reconnect.attempts: forever` said so (a camera that is still booting). Else
+  // a first open fails at once: nothing says the input will ever be there.
+  bool retry_first_open = false;
   bool enabled() const { return attempts != 0; }
 };
+
+// A refusal that waiting does not change: the credentials are wrong (401) or the user may
+// not read this stream (403). Retrying would only hammer the camera (some lock the account).
+// Everything else is retried: a server that is down, a path not there yet (a camera that
+// is booting, or a relay such as mediamtx before its publisher connects, answers 404).
+bool is_final_refusal(int av_error);
 
 // The wait before attempt `attempt` (1-based) of a gap: initial_ms * 2^(attempt-1), at most max_ms.
 std::chrono::milliseconds backoff_delay(const ReconnectPolicy& policy, int attempt);
@@ -46,6 +56,8 @@ struct ReconnectStats {
 
 struct ReconnectEvent {
   enum class Kind {
+    OpenFailed,     // the first open failed (retry_first_open): `reason`; again after `delay`
+    Opened,         // the first open succeeded at attempt `attempt` (> 1), `delay` after the first
     Lost,           // the stream stopped: `reason`; the first attempt follows after `delay`
     AttemptFailed,  // attempt `attempt` failed with `reason`; the next one after `delay`
     Back,           // frames again after `gap` (`attempt` opens); `decoder` in use

@@ -25,17 +25,13 @@ std::chrono::milliseconds backoff_delay(const ReconnectPolicy& policy, int attem
   return std::chrono::milliseconds(std::min(delay, max_ms));
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// A refusal that waiting does not change: the credentials are wrong (401) or the user may
-// not read this stream (403). Retrying would only hammer the camera (some lock the account).
-// Everything else is retried: a server that is down, a path not there yet (a camera that
-// is booting, or a relay such as mediamtx before its publisher connects, answers 404).
 bool is_final_refusal(int av_error) {
   return av_error == AVERROR_HTTP_UNAUTHORIZED || av_error == AVERROR_HTTP_FORBIDDEN;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 class ReconnectingSource final : public FrameSource {
  public:

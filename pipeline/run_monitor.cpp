@@ -184,7 +184,7 @@ void RunMonitor::reconnect_event(std::size_t index, const ReconnectEvent& event)
   std::lock_guard lock(mutex_);
   if (!running_ || index >= reconnecting_.size()) return;
   // Lost and each failed attempt: still away. Back: frames again.
-  reconnecting_[index] = event.kind == ReconnectEvent::Kind::Back ? 0 : 1;
+  reconnecting_[index] = event.kind == ReconnectEvent::Kind::Back || event.kind == ReconnectEvent::Kind::Opened ? 0 : 1;
 }
 
 bool RunMonitor::frame_wanted(std::size_t frame_node) const {

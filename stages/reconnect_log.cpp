@@ -16,6 +16,12 @@ std::string attempts_text(const ReconnectPolicy& policy) {
 ReconnectLogLine reconnect_log_line(const std::string& name, const ReconnectPolicy& policy,
                                     const ReconnectEvent& event) {
   switch (event.kind) {
+    case ReconnectEvent::Kind::OpenFailed:
+      return {spdlog::level::warn, fmt::format("{}: cannot open ({}); trying again in {} ms (reconnect.attempts: forever)",
+                                               name, event.reason, event.delay.count())};
+    case ReconnectEvent::Kind::Opened:
+      return {spdlog::level::warn, fmt::format("{}: opened at attempt {}, {:.1f} s after the first", name, event.attempt,
+                                               event.delay.count() / 1000.0)};
     case ReconnectEvent::Kind::Lost:
       return {spdlog::level::warn, fmt::format("{}: stream lost ({}); reconnecting in {} ms, {}", name, event.reason,
                                                event.delay.count(), attempts_text(policy))};

@@ -36,6 +36,8 @@ ReconnectPolicy reconnect_policy(const StageParams& params, bool comes_back) {
   if (params.is_keyword("reconnect.attempts")) {
     const auto& word = params.text("reconnect.attempts");
     policy.attempts = word == "forever" || comes_back ? ReconnectPolicy::kForever : 0;
+    // auto comes back after a loss, but only `forever` says a first open that fails will succeed.
+    policy.retry_first_open = word == "forever";
   } else {
     policy.attempts = static_cast<int>(params.integer("reconnect.attempts"));
   }

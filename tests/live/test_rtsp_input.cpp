@@ -179,6 +179,34 @@ TEST(RtspInput, ServerKilledAndRestartedReconnects) {
             << gap["attempts"] << " attempts\n";
 }
 
+// A camera that is off when the run starts: `reconnect.attempts: forever` says it will come,
+// so the first open is tried again with the reconnect waits (logged) until the server is up
+// 3 s later, and the run reads it to the end. Without `forever` (auto: forever only after a
+// loss) the same run fails at once, naming the input.
+TEST(RtspInput, AFirstOpenIsRetriedOnlyWhenForeverIsAsked) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer server({.frames = 25});
+  const std::string uri = server.uri();
+  server.kill();
+  TempDir dir("rtsp-first-open");
+  write_pipeline(dir, input_map(uri));
+  const auto refused = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), static_cast<int>(time_bound(15)));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find(uri), std::string::npos) << refused.output;
+
+  write_pipeline(dir, input_map(uri, "reconnect: {attempts: forever, initial_ms: 200, max_ms: 1000}"));
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "--frames", "20"});
+  ASSERT_TRUE(wait_for_output(run, "cannot open", time_bound(10.0))) << run.output();
+  std::this_thread::sleep_for(3s);
+  ASSERT_TRUE(run.alive()) << "framepipe gave up while the camera was off\n" << run.output();
+  server.start();
+  const auto [code, seconds] = run.wait(time_bound(30.0));
+  ASSERT_EQ(code, 0) << run.output();
+  EXPECT_EQ(count_frames(dir / "out.mkv"), 20);
+  EXPECT_NE(run.output().find("trying again in"), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find("opened at attempt"), std::string::npos) << run.output();
+}
+
 // A server that accepts the connection and never answers: the open gives up after its
 // deadline with an error naming the input, never a hang (the first open is not retried).
 TEST(RtspInput, SilentServerFailsAfterTheTimeout) {
