@@ -8,7 +8,9 @@
 # heaviest tests' frames (the same code paths, fewer pixels) to keep CI within its time.
 # For the same reason the presets compile ASan+UBSan at -O1 and TSan at -O2, both with -g1
 # (line tables: reports keep file:line): -O1 -g1 compiles in about half the time of -O2 -g
-# on CI's two cores, and -O1 is the level AddressSanitizer's documentation suggests.
+# on CI's two cores, and -O1 is the level AddressSanitizer's documentation suggests. UBSan
+# leaves out its vptr check (the dynamic type of a cast): with it, a test file heavy in
+# templates (JSON, regex, gtest) took 110 s to compile, without it 76 s (ASan alone: 56 s).
 #
 #
 # A test that fails without a sanitizer's report is run once more, alone (ctest
