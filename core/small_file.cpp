@@ -16,10 +16,10 @@ std::string read_small_file(const std::filesystem::path& file, std::size_t max_b
   if (!fd) throw SmallFileError(errno == ENOENT ? "no such file" : std::strerror(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw SmallFileError(std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw SmallFileError("is a directory, not a file");
+  if (S_ISDIR(st.st_mode)) throw SmallFileError("not a regular file (a directory)");
   if (!S_ISREG(st.st_mode)) throw SmallFileError("not a regular file (a FIFO or a device is never read)");
-  if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw SmallFileError("larger than " + std::to_string(max_bytes / 1024) + " KiB");
+  const auto too_large = [max_bytes] { return SmallFileError("larger than " + std::to_string(max_bytes / 1024) + " KiB"); };
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) throw too_large();
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -29,7 +29,7 @@ std::string read_small_file(const std::filesystem::path& file, std::size_t max_b
     if (got == 0) break;
     text.append(buffer, static_cast<std::size_t>(got));
     // Grown since the stat (being written): the bound holds all the same.
-    if (text.size() > max_bytes) throw SmallFileError("larger than " + std::to_string(max_bytes / 1024) + " KiB");
+    if (text.size() > max_bytes) throw too_large();
   }
   return text;
 }

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <thread>
 
 #include "media/frame_source.hpp"
 #include "media/media_error.hpp"
@@ -41,10 +40,7 @@ std::unique_ptr<FrameSource> open_first_session(const std::function<std::unique_
       if (options.on_reconnect)
         options.on_reconnect({.kind = ReconnectEvent::Kind::OpenFailed, .reason = e.what(), .attempt = attempt,
                               .delay = delay});
-      for (const auto until = std::chrono::steady_clock::now() + delay; std::chrono::steady_clock::now() < until;) {
-        if (stopped(options)) throw;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
+      if (!sleep_unless_stopped(delay, [&options] { return stopped(options); })) throw;
     }
   }
 }

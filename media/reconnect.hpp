@@ -30,6 +30,10 @@ struct ReconnectPolicy {
 // is booting, or a relay such as mediamtx before its publisher connects, answers 404).
 bool is_final_refusal(int av_error);
 
+// Waits `delay`, looking at `stopped` every 10 ms so that Ctrl-C during a long backoff ends
+// the wait at once; false when it was stopped.
+bool sleep_unless_stopped(std::chrono::milliseconds delay, const std::function<bool()>& stopped);
+
 // The wait before attempt `attempt` (1-based) of a gap: initial_ms * 2^(attempt-1), at most max_ms.
 std::chrono::milliseconds backoff_delay(const ReconnectPolicy& policy, int attempt);
 

@@ -25,6 +25,17 @@ std::chrono::milliseconds backoff_delay(const ReconnectPolicy& policy, int attem
   return std::chrono::milliseconds(std::min(delay, max_ms));
 }
 
+bool sleep_unless_stopped(std::chrono::milliseconds delay, const std::function<bool()>& stopped) {
+  constexpr auto kPoll = std::chrono::milliseconds(10);
+  const auto until = std::chrono::steady_clock::now() + delay;
+  while (!stopped()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kPoll, until - now));
+  }
+  return false;
+}
+
 bool is_final_refusal(int av_error) {
   return av_error == AVERROR_HTTP_UNAUTHORIZED || av_error == AVERROR_HTTP_FORBIDDEN;
 }
@@ -138,7 +149,7 @@ class ReconnectingSource final : public FrameSource {
                        std::to_string(attempts) + " reconnect attempt" + (attempts == 1 ? "" : "s") +
                        (gaps_.last_error().empty() ? "" : "; the last: " + gaps_.last_error()));
     }
-    if (!sleep_unless_stopped(gaps_.delay_before_attempt())) return false;
+    if (!sleep_unless_stopped(gaps_.delay_before_attempt(), [this] { return stopped(); })) return false;
     std::unique_ptr<FrameSource> fresh;
     try {
       fresh = open_session_();
@@ -175,18 +186,6 @@ class ReconnectingSource final : public FrameSource {
   std::optional<Frame> end_in_gap() {
     gaps_.end();
     return std::nullopt;
-  }
-
-  // Polls the stop flags often enough that Ctrl-C during a long backoff ends the run at once.
-  bool sleep_unless_stopped(std::chrono::milliseconds delay) {
-    constexpr auto kPoll = std::chrono::milliseconds(10);
-    const auto until = Clock::now() + delay;
-    while (!stopped()) {
-      const auto now = Clock::now();
-      if (now >= until) return true;
-      std::this_thread::sleep_for(std::min<Clock::duration>(kPoll, until - now));
-    }
-    return false;
   }
 
   std::string name_;

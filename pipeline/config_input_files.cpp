@@ -1,13 +1,10 @@
 #include "pipeline/config_input_files.hpp"
 
+#include "core/small_file.hpp"
 #include "pipeline/config_streams.hpp"
 
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
 #include <filesystem>
@@ -25,7 +22,7 @@ namespace fs = std::filesystem;
 // at, streams one pattern or list may make, and the size of a list file.
 constexpr std::size_t kMaxEntriesScanned = 100000;
 constexpr std::size_t kMaxInputs = 1024;
-constexpr std::uintmax_t kMaxListBytes = 1 << 20;
+constexpr std::size_t kMaxListBytes = 1 << 20;
 
 bool has_wildcard(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
@@ -122,28 +119,15 @@ std::vector<NamedInput> expand_input_glob(const std::string& pattern, const Orig
 
 std::vector<NamedInput> read_input_list_file(const std::string& path, const Origin& at,
                                              std::vector<ConfigIssue>& issues) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    issues.push_back(at.issue("cannot read the list " + path + ": " +
-                              (fs::exists(path, ec) ? "not a regular file" : "no such file")));
-    return {};
-  }
-  if (fs::file_size(path, ec) > kMaxListBytes) {
-    issues.push_back(at.issue("the list " + path + " is larger than 1 MiB"));
-    return {};
-  }
-  // Non-blocking, and at most the bound: a special file that passes for a regular one
-  // (/proc/kmsg) must not hold the reading of a pipeline forever.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    issues.push_back(at.issue("cannot read the list " + path + ": " + std::strerror(errno)));
-    return {};
-  }
+  // Non-blocking, regular files only, at most the bound: a FIFO or a special file must not
+  // hold the reading of a pipeline forever.
   std::string text;
-  char buffer[65536];
-  for (ssize_t got; text.size() <= kMaxListBytes && (got = ::read(fd, buffer, sizeof buffer)) > 0;)
-    text.append(buffer, static_cast<std::size_t>(got));
-  ::close(fd);
+  try {
+    text = read_small_file(path, kMaxListBytes);
+  } catch (const SmallFileError& e) {
+    issues.push_back(at.issue("cannot read the list " + path + ": " + e.what()));
+    return {};
+  }
   std::istringstream in(text);
   const std::size_t issues_before = issues.size();
   std::vector<NamedInput> inputs;

@@ -563,7 +563,11 @@ struct StreamManager::Impl {
     if (options.state_file.empty()) return;
     std::unique_lock save_lock(save_mutex, std::try_to_lock);
     save_pending = !save_lock.owns_lock();
-    if (save_pending) return;
+    if (!save_pending) write_state();
+  }
+
+  // save_mutex held: the desired state as it is now, on disk.
+  void write_state() {
     std::vector<SavedStream> saved;
     {
       std::lock_guard lock(mutex);
@@ -777,15 +781,9 @@ void StreamManager::restore() {
       for (const auto& line : restorable.refused) spdlog::error("{}", line);
       for (const auto& line : restorable.dropped) spdlog::warn("{}", line);
       m.restore(restorable.streams);
-      m.restoring = false;
       if (restorable.rewrite()) {  // the next start reads what runs
-        std::vector<SavedStream> saved;
-        {
-          std::lock_guard lock(m.mutex);
-          saved = m.saved_streams();
-        }
         try {
-          write_stream_state(file, saved);
+          m.write_state();
         } catch (const std::exception& e) {
           spdlog::error("{}", mask_uris_in_text(e.what()));
         }
