@@ -97,12 +97,43 @@ long long count_lines(const std::filesystem::path& file) {
   return lines;
 }
 
-std::string cli_cuda_device() {
-  static const std::string device = [] {
-    const auto result = run_framepipe({"--version"});
-    return result.output.find("cuda:0 ") != std::string::npos ? std::string("cuda:0") : std::string();
+namespace {
+struct VersionAnswer {
+  std::string problem;  // "" when --version answered as it should
+  std::string cuda_device;
+};
+
+const VersionAnswer& version_answer() {
+  static const VersionAnswer answer = [] {
+    // Bounded: a --version that hangs (in a driver's initialization, say) fails the tests
+    // that ask instead of stalling them.
+    const auto result = run_framepipe_with_timeout({"--version"}, ".", static_cast<int>(time_bound(60)));
+    VersionAnswer a;
+    // Its first line names it ("framepipe 0.1.0 (commit)"), and its list of devices starts
+    // with the CPU, which every build has; a line "  cuda:N  NAME ..." follows per GPU.
+    const bool version = result.output.rfind("framepipe ", 0) == 0;
+    const bool devices = result.output.find("\ndevices:\n  cpu") != std::string::npos;
+    if (result.exit_code != 0 || !version || !devices)
+      a.problem = "`" + framepipe_binary() + " --version` did not answer as it should (" +
+                  (result.exit_code == -1    ? std::string("ended by a signal")
+                   : result.exit_code == 124 ? std::string("did not end within its time bound")
+                                             : "exit " + std::to_string(result.exit_code)) +
+                  (version ? "" : ", no version line") + (devices ? "" : ", no list of devices") +
+                  "), so whether it has a CUDA device is unknown; its output:\n" + result.output;
+    else if (result.output.find("\n  cuda:0 ") != std::string::npos)
+      a.cuda_device = "cuda:0";
+    return a;
   }();
-  return device;
+  return answer;
+}
+}  // namespace
+
+std::string cli_version_problem() { return version_answer().problem; }
+
+std::string cli_cuda_device() {
+  const auto& answer = version_answer();
+  if (!answer.problem.empty()) throw std::runtime_error(answer.problem);
+  return answer.cuda_device;
 }
 
 }  // namespace fp::test

@@ -44,13 +44,23 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// What `framepipe --version` answered, asked once per test program; "" when it answered as
+// it should (exit 0, its version line and its list of devices), else what went wrong, with
+// its output. A binary that crashes or fails there must fail the tests that ask, not pass
+// for one without a GPU: "no CUDA device present" is a skip that CI allows.
+std::string cli_version_problem();
+
 // The CUDA device the binary can use, as `framepipe --version` lists it ("cuda:0"), or ""
-// when it has none (no GPU, or built without CUDA). Asked once per test program.
+// when it lists none (no GPU, or built without CUDA). Throws std::runtime_error (failing the
+// test, with cli_version_problem()) when --version itself did not answer as it should.
 std::string cli_cuda_device();
 
-// Skips the test with the reason when the binary has no CUDA device.
+// Skips the test with the reason when the binary has no CUDA device; fails it when
+// `framepipe --version` crashed or failed, since then whether there is a GPU is unknown.
 #define FP_REQUIRE_CLI_GPU()                                                                       \
   do {                                                                                             \
+    if (const auto fp_version_problem = ::fp::test::cli_version_problem(); !fp_version_problem.empty()) \
+      FAIL() << fp_version_problem;                                                                \
     if (::fp::test::cli_cuda_device().empty())                                                     \
       GTEST_SKIP() << "no CUDA device present (framepipe --version lists none, or CUDA not built)"; \
   } while (0)
