@@ -27,7 +27,10 @@ inline bool installed(const std::string& program) {
 
 }  // namespace fp::test
 
-// At the point where a test first needs `program`: skips the rest of it when it is absent.
+// The first statement of a test that needs `program`: skips the whole test when it is absent.
+// First, before any check: a skip after checks (or after one failed) reports a test that
+// checked things as one that did not run; tools/check-skips.sh refuses a skip that follows a
+// failed check. A test whose other checks should run without `program` is split in two.
 #define SKIP_UNLESS_INSTALLED(program, package)                                                   \
   if (!::fp::test::installed(program))                                                            \
   GTEST_SKIP() << program << " is not installed (Debian package " << package << "; tools/setup.sh)"

@@ -80,6 +80,7 @@ bool has_line(const std::string& text, const std::string& line) {
 }
 
 TEST(Metrics, EveryFamilyWithHelpAndTypeAndPromtoolClean) {
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   Streams streams;
   streams.now = {camera("cam1", StreamState::Running), camera("cam2", StreamState::Reconnecting)};
   service::Metrics metrics(source_of(streams));
@@ -131,13 +132,13 @@ TEST(Metrics, EveryFamilyWithHelpAndTypeAndPromtoolClean) {
     EXPECT_EQ(text.find(leak), std::string::npos) << leak << "\n" << text;
 
   test::TempDir dir("metrics_promtool");
-  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = test::promtool_check_metrics(text, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
 }
 
 TEST(Metrics, RemovedStreamsSeriesDisappearAndStageTimeNeverGoesDown) {
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   Streams streams;
   streams.now = {camera("cam1", StreamState::Running), camera("cam2", StreamState::Running)};
   service::Metrics metrics(source_of(streams));
@@ -160,15 +161,14 @@ TEST(Metrics, RemovedStreamsSeriesDisappearAndStageTimeNeverGoesDown) {
   EXPECT_TRUE(has_line(empty, R"(framepipe_stage_seconds_total{stage="nlmeans"} 5.25)")) << empty;
   EXPECT_EQ(empty.find("framepipe_stream_up{"), std::string::npos) << empty;
   test::TempDir dir("metrics_promtool_empty");
-  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = test::promtool_check_metrics(empty, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << empty;
 }
 
 // promtool itself must be able to fail here, or a clean result would mean nothing.
 TEST(Metrics, PromtoolRejectsABadExposition) {
-  test::TempDir dir("metrics_promtool_bad");
   SKIP_UNLESS_INSTALLED("promtool", "prometheus");
+  test::TempDir dir("metrics_promtool_bad");
   const auto check = test::promtool_check_metrics(
       "# HELP framepipe_frames counted\n# TYPE framepipe_frames counter\nframepipe_frames 1\n", dir.path());
   EXPECT_NE(check.exit_code, 0) << check.output;

@@ -58,6 +58,7 @@ std::string scrape_until_frames_flow(int port, double seconds) {
 }
 
 TEST(RunMetricsCli, ServesPromtoolCleanMetricsWhileTheRunLasts) {
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   TempDir dir("run-metrics");
   write_two_streams(dir);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "--device", "cpu", "--metrics", "127.0.0.1:0"});
@@ -81,7 +82,6 @@ TEST(RunMetricsCli, ServesPromtoolCleanMetricsWhileTheRunLasts) {
   EXPECT_EQ(text.find("testsrc"), std::string::npos) << text;
   EXPECT_EQ(text.find(".mkv"), std::string::npos) << text;
 
-  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = promtool_check_metrics(text, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;

@@ -61,6 +61,7 @@ std::string scrape_until(ServeProcess& server, double seconds, Done done) {
 }
 
 TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   ServeProcess server("serve-metrics", camera_options());
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(add_stream(server, "cam1"), 201) << server.log();
@@ -81,7 +82,6 @@ TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
       << text;
   EXPECT_GT(sample_value(text, R"(framepipe_stage_seconds_total{stage="mean_smooth"})").value_or(0), 0) << text;
   EXPECT_EQ(text.find("testsrc"), std::string::npos) << text;  // no URI as a label
-  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = promtool_check_metrics(text, server.dir());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
@@ -104,6 +104,7 @@ TEST(ServeMetrics, LiveScrapeIsPromtoolCleanAndFollowsTheStreams) {
 // serve --stream-list: the list's, the shard's and the cap's families are promtool-clean,
 // say what the list holds, and carry no URI (the list's have passwords).
 TEST(ServeMetrics, StreamListFamiliesArePromtoolClean) {
+  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   ServeOptions options = camera_options();
   TempDir dir("serve-metrics-list");
   std::ofstream(dir / "streams.yaml") << "streams:\n"
@@ -125,7 +126,6 @@ TEST(ServeMetrics, StreamListFamiliesArePromtoolClean) {
   EXPECT_EQ(text.find("hunter2"), std::string::npos) << text;
   EXPECT_EQ(text.find("rtsp"), std::string::npos) << text;
   EXPECT_EQ(server.log().find("hunter2"), std::string::npos) << server.log();
-  SKIP_UNLESS_INSTALLED("promtool", "prometheus");
   const auto check = promtool_check_metrics(text, server.dir());
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << text;
   EXPECT_EQ(check.output, "") << text;
