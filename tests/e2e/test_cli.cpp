@@ -1,8 +1,6 @@
 // The framepipe command line: subcommands, exit codes, messages and what is left on disk.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -10,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace fp::test {
@@ -343,25 +342,15 @@ stages:
   - {id: hist, type: luma_histogram, output: hist.jsonl}
   - {id: out, type: encode, output: out.mp4}
 )");
-  // Made before fork: the child of a threaded process may not allocate before it execs.
-  const std::string bin = framepipe_binary();
-  const std::string cwd = dir.path().string();
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    if (chdir(cwd.c_str()) != 0) _exit(99);
-    execl(bin.c_str(), bin.c_str(), "run", "p.yaml", "-q", static_cast<char*>(nullptr));
-    _exit(98);
-  }
-  // Wait until frames are flowing, then interrupt.
-  for (int i = 0; i < 100 && count_lines(dir / "hist.jsonl") < 1; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  BackgroundRun run(dir.path(), {"run", "p.yaml", "-q"});
+  // Frames flow once the histogram has rows; the interrupt then comes mid-run, with a few
+  // more frames written.
+  ASSERT_TRUE(eventually([&] { return !run.alive() || count_lines(dir / "hist.jsonl") >= 1; }, 10) && run.alive())
+      << "no frames flowed, or framepipe ended before the interrupt: " << run.outcome();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  ASSERT_TRUE(run.catches_within(SIGINT, 10)) << "framepipe ended, or never handled SIGINT: " << run.outcome();
+  run.signal(SIGINT);
+  ASSERT_EQ(run.wait(time_bound(10)).first, 130) << run.outcome();
   const auto frames = count_frames(dir / "out.mp4");
   EXPECT_GT(frames, 0);
   EXPECT_EQ(count_lines(dir / "hist.jsonl"), frames) << "every processed frame reached both outputs";

@@ -206,10 +206,13 @@ TEST(StreamsCli, CtrlCFinalizesEveryStream) {
                                    "stages:\n"
                                    "  - {id: out, type: encode, output: 'cam{stream}.mp4'}\n";
   BackgroundRun run(dir.path(), {"run", "p.yaml"});
-  for (int i = 0; i < 200 && !(fs::exists(dir / "cam0.mp4") && fs::exists(dir / "cam1.mp4") && fs::exists(dir / "cam2.mp4"));
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Every stream has opened its output before the interrupt (else the test would prove
+  // nothing about that stream), and has had time for a few frames.
+  ASSERT_TRUE(eventually(
+      [&] { return fs::exists(dir / "cam0.mp4") && fs::exists(dir / "cam1.mp4") && fs::exists(dir / "cam2.mp4"); }, 10))
+      << "not every stream opened its output: " << run.outcome();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(run.catches_within(SIGINT, 10)) << "framepipe ended, or never handled SIGINT: " << run.outcome();
   run.signal(SIGINT);
   const auto [code, seconds] = run.wait(time_bound(10));
   EXPECT_EQ(code, 130) << run.output();
