@@ -1,37 +1,30 @@
 #include "tests/service/prometheus_server.hpp"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "tests/service/promtool.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {
+namespace {
 
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-    port = ntohs(address.sin_port);
-  if (fd >= 0) close(fd);
-  return port;
+// What Prometheus logs once it listens (its web listener, exporter-toolkit's
+// `msg="Listening on" address=127.0.0.1:PORT`, since 2.3x; Debian bookworm has 2.42): the
+// port the kernel gave it for :0. Its earlier "Start listening" line names the :0 asked for.
+int reported_port(const std::string& log) {
+  static const std::regex listening(R"(msg="Listening on" address=127\.0\.0\.1:([0-9]+))");
+  std::smatch m;
+  return std::regex_search(log, m, listening) ? std::stoi(m[1]) : 0;
 }
 
+}  // namespace
+
 PrometheusServer::PrometheusServer(const std::filesystem::path& dir, const std::vector<std::string>& targets,
-                                   double ready_seconds)
-    : port_(free_port()) {
+                                   double ready_seconds) {
   std::ofstream config(dir / "prometheus.yml");
   config << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
             "scrape_configs:\n  - job_name: framepipe\n    static_configs:\n      - targets: [";
@@ -42,11 +35,12 @@ PrometheusServer::PrometheusServer(const std::filesystem::path& dir, const std::
       dir, "prometheus",
       std::vector<std::string>{"--config.file=" + (dir / "prometheus.yml").string(),
                                "--storage.tsdb.path=" + (dir / "tsdb").string(),
-                               "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
+                               "--web.listen-address=127.0.0.1:0"},
       "prometheus.log");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(ready_seconds));
   while (std::chrono::steady_clock::now() < deadline && process_->alive()) {
-    if (curl_get("http://127.0.0.1:" + std::to_string(port_) + "/-/ready", 2).exit_code == 0) {
+    if (port_ == 0) port_ = reported_port(process_->output());
+    if (port_ != 0 && curl_get("http://127.0.0.1:" + std::to_string(port_) + "/-/ready", 2).exit_code == 0) {
       ready_ = true;
       return;
     }

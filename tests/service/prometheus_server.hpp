@@ -1,5 +1,5 @@
 // A real Prometheus server (Debian's `prometheus`) for a test: its own config and storage
-// in the test's folder, on a free loopback port, scraping the given targets every second.
+// in the test's folder, on a loopback port of its own, scraping the given targets every second.
 #pragma once
 
 #include <filesystem>
@@ -13,12 +13,12 @@
 
 namespace fp::test {
 
-// A loopback TCP port free now (bound and released: another process could take it between).
-int free_port();
-
 class PrometheusServer {
  public:
-  // Starts it and waits (up to `ready_seconds`) for /-/ready; check ready() after.
+  // Starts it on 127.0.0.1:0, so that the port is its own from the start (no port picked
+  // here and freed for it, which another process could take in between), reads the port it
+  // says it listens on, and waits (up to `ready_seconds` in all) for /-/ready; check ready()
+  // after, and log() for why not.
   PrometheusServer(const std::filesystem::path& dir, const std::vector<std::string>& targets,
                    double ready_seconds = 30);
   bool ready() const { return ready_; }

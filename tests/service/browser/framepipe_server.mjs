@@ -1,24 +1,16 @@
-// Starts a real `framepipe serve` for a test and stops it: on a free loopback port, with its
-// own state file, output root and bearer token in a temporary folder, ready once /readyz
-// answers 200. Every wait is bounded; the server's own output is kept for the failure report.
+// Starts a real `framepipe serve` for a test and stops it: on a loopback port of its own,
+// with its own state file, output root and bearer token in a temporary folder, ready once
+// /readyz answers 200. Every wait is bounded; the server's own output is kept for the failure
+// report.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
-// A port the kernel just gave out and took back: free now, and unlikely to be handed to
-// anyone else within the moment before the server binds it.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+// serve listens on 127.0.0.1:0 and says which port the kernel gave it (as
+// tests/service/serve_process.cpp reads it): no port is picked here and freed for it, which
+// another process could take in between.
+const LISTENING = /framepipe serve: listening on http:\/\/127\.0\.0\.1:([0-9]+)/;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,13 +20,18 @@ export async function startServer({ framepipe, pipelines, token, readyWithinMs, 
   const tokenFile = path.join(dir, "token");
   if (token) fs.writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
   fs.mkdirSync(path.join(dir, "out"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const args = ["serve", ...pipelines, "--listen", `127.0.0.1:${port}`, ...(token ? ["--token-file", tokenFile] : []),
+  const args = ["serve", ...pipelines, "--listen", "127.0.0.1:0", ...(token ? ["--token-file", tokenFile] : []),
                 "--state", path.join(dir, "state.json"), "--output-root", path.join(dir, "out"), "--device", "cpu"];
   const child = spawn(framepipe, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
-  const keep = (chunk) => { log = (log + chunk).slice(-20000); };
+  let port = null;
+  const keep = (chunk) => {
+    log += chunk;
+    // Read before the log is cut to its tail, which may leave this early line out.
+    const listening = port === null && LISTENING.exec(log);
+    if (listening) port = Number(listening[1]);
+    log = log.slice(-20000);
+  };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   let exited = null;
@@ -42,7 +39,7 @@ export async function startServer({ framepipe, pipelines, token, readyWithinMs, 
   child.on("error", (e) => keep(`spawn ${framepipe}: ${e.message}\n`));
 
   const server = {
-    url, port, dir, args,
+    url: null, port: null, dir, args,
     log: () => log,
     async stop() {
       if (!exited) {
@@ -64,13 +61,20 @@ export async function startServer({ framepipe, pipelines, token, readyWithinMs, 
       await server.stop();
       throw new Error(`framepipe serve (${args.join(" ")}) exited (${JSON.stringify(exited)}) before it was ready:\n${log}`);
     }
-    try {
-      const response = await fetch(url + "/readyz", { signal: AbortSignal.timeout(2000) });
-      if (response.status === 200) return server;
-    } catch { /* not listening yet */ }
+    if (port !== null && server.port === null) {
+      server.port = port;
+      server.url = `http://127.0.0.1:${port}`;
+    }
+    if (server.url) {
+      try {
+        const response = await fetch(server.url + "/readyz", { signal: AbortSignal.timeout(2000) });
+        if (response.status === 200) return server;
+      } catch { /* not answering yet */ }
+    }
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`framepipe serve (${args.join(" ")}) not ready on ${url}/readyz within ${readyWithinMs} ms:\n${log}`);
+      const where = server.url ? `on ${server.url}/readyz` : "(it never said where it listens)";
+      throw new Error(`framepipe serve (${args.join(" ")}) not ready ${where} within ${readyWithinMs} ms:\n${log}`);
     }
     await sleep(100);
   }
