@@ -2,7 +2,9 @@
 // real CLI (with the substitutions below for what this machine lacks) and exits as the docs
 // say, every pipeline of a ```yaml block validates, and `framepipe run`'s options table is
 // its --help. A new example is picked up by itself: it runs, or it is listed below with the
-// reason it cannot, or the test fails, so an example cannot rot unnoticed.
+// reason it cannot, or it is one of README's service examples that
+// tests/service/test_serve_docs.cpp runs (tests/e2e/serve_docs_commands.hpp), or the test
+// fails, so an example cannot rot unnoticed.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -19,6 +21,7 @@
 
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/e2e/doc_fences.hpp"
+#include "tests/e2e/serve_docs_commands.hpp"
 #include "tests/ffmpeg_muxers.hpp"
 
 namespace fp::test {
@@ -97,9 +100,6 @@ const NotRun kNotRunHere[] = {
      "no container engine or GPU here; tests/image runs the image's default command in its root filesystem"},
 };
 
-// Commands that tests/service/test_serve_docs.cpp runs instead, in order, against the
-// documented `framepipe serve` (which runs until drained, so it cannot run here).
-const char* const kRunByServeDocsTest[] = {"framepipe serve ", "curl "};
 
 // Subcommands that need a GPU: run only where the binary has one, with these arguments
 // added to keep this test short.
@@ -209,6 +209,8 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
     ASSERT_EQ(clip.exit_code, 0) << clip.output;
   }
   const bool gpu = !cli_cuda_device().empty();
+  const auto run_by_serve_docs = commands_run_by_serve_docs();
+  int left_to_serve_docs = 0;
   std::set<std::string> not_run_used;
   std::set<std::string> substitutions_used;
   std::vector<Planned> planned;
@@ -223,9 +225,13 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
         ++listed;
         continue;
       }
-      if (std::any_of(std::begin(kRunByServeDocsTest), std::end(kRunByServeDocsTest),
-                      [&](const char* part) { return command.text.find(part) != std::string::npos; })) {
-        ++listed;
+      // README's service examples: tests/service/test_serve_docs.cpp runs these, in order,
+      // against the documented `framepipe serve` (which runs until drained, so it cannot run
+      // here). Only those it runs, by their place: a curl or a server elsewhere runs nowhere.
+      if (std::any_of(run_by_serve_docs.begin(), run_by_serve_docs.end(), [&](const DocCommand& c) {
+            return c.where == command.where && c.text == command.text;
+          })) {
+        ++left_to_serve_docs;
         continue;
       }
       // One framepipe call, after `mkdir -p DIR &&` for the folders its outputs need.
@@ -313,8 +319,14 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
         << (output_ok ? "" : ", output without /" + plan.output + "/") << "; output:\n"
         << result.output;
   }
-  std::cout << planned.size() << " documented commands run, " << listed << " not run here (listed)\n";
+  std::cout << planned.size() << " documented commands run, " << left_to_serve_docs
+            << " left to test_serve_docs, " << listed << " not run here (listed)\n";
   EXPECT_GE(planned.size(), 10u) << "the docs' ```sh blocks were not found";
+  // Each command test_serve_docs runs was met here and left to it, none of them also listed
+  // in kNotRunHere as run nowhere.
+  EXPECT_EQ(left_to_serve_docs, static_cast<int>(run_by_serve_docs.size()))
+      << "some of the commands test_serve_docs runs were not left to it here";
+  EXPECT_GE(left_to_serve_docs, 8) << "README.md's \"Run as a service\" examples were not found";
   // The tables must not outlive what they describe.
   for (const auto& n : kNotRunHere)
     EXPECT_TRUE(not_run_used.count(n.command)) << "kNotRunHere lists `" << n.command << "`, which no doc shows";

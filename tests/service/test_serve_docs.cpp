@@ -1,8 +1,9 @@
 // README's "Run as a service", run: every command of its ```sh blocks, in order, in a folder
-// of its own — each documented `framepipe serve` started (on a free port, on the CPU) and
-// every curl sent to it — so the examples cannot rot. What this machine lacks is replaced:
-// a camera's rtsp:// URI by a testsrc://, localhost:8080 by the server's real port, and the
-// reader's token file is written first. test_doc_commands leaves these commands to this test.
+// of its own — each documented `framepipe serve` started (on a free loopback port, on the
+// CPU) and every curl sent to it once — so the examples cannot rot. What this machine lacks
+// is replaced: a camera's rtsp:// URI by a testsrc://, localhost:8080 by the server's real
+// port, and the reader's token file is written first. test_doc_commands leaves exactly these
+// commands to this test (tests/e2e/serve_docs_commands.hpp says which).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -10,9 +11,9 @@
 #include <csignal>
 #include <fstream>
 #include <regex>
-#include <thread>
 
 #include "tests/e2e/doc_fences.hpp"
+#include "tests/e2e/serve_docs_commands.hpp"
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
 #include "tests/time_bound.hpp"
@@ -21,25 +22,6 @@ namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The README's own lines, one command each, with where they are.
-std::vector<DocCommand> service_section_commands() {
-  const fs::path readme = fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md";
-  std::ifstream in(readme);
-  int first = 0, last = 1 << 30, number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line == "## Run as a service") first = number;
-    else if (first > 0 && number > first && line.rfind("## ", 0) == 0 && last == 1 << 30) last = number;
-  }
-  std::vector<DocCommand> commands;
-  for (const auto& fence : read_fences(readme, "README.md").fences) {
-    if (fence.language != "sh" || fence.lines.empty()) continue;
-    if (fence.lines.front().number < first || fence.lines.front().number > last) continue;
-    for (auto& command : shell_commands(fence)) commands.push_back(std::move(command));
-  }
-  return commands;
-}
 
 // Runs a shell command line in `cwd`: its exit code and output.
 std::pair<int, std::string> shell(const std::string& line, const fs::path& cwd) {
@@ -93,27 +75,34 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
       auto words = words_of(text, dir.path());
       ASSERT_GE(words.size(), 3u) << command.where;
       words.erase(words.begin());  // the binary: the one under test runs instead
+      // A free port on the loopback, whatever address the example gives: its 0.0.0.0 (what a
+      // reader serving other machines writes) would listen on every interface of the test
+      // machine.
       bool listen = false;
       for (std::size_t i = 1; i < words.size(); ++i)
         if (words[i - 1] == "--listen") {
-          words[i] = std::regex_replace(words[i], std::regex(":[0-9]+$"), ":0");
+          words[i] = "127.0.0.1:0";
           listen = true;
         }
       if (!listen) words.insert(words.end(), {"--listen", "127.0.0.1:0"});
       words.insert(words.end(), {"--device", "cpu"});
       fs::remove(dir / "framepipe.log");  // the previous server's, which said another port
       server = std::make_unique<BackgroundRun>(dir.path(), words);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(30));
+      // Its port once it is ready (the state file's streams and the stream list in force):
+      // the one wait of this test that is a retry; every documented curl then runs once.
+      static const std::regex listening(R"(framepipe serve: listening on http://127\.0\.0\.1:([0-9]+))");
       std::smatch m;
       std::string out;
-      static const std::regex listening(R"(listening on http://[^:]+:([0-9]+))");
-      // Its port once it is ready (the state file's streams and the stream list in force).
-      while (!(std::regex_search(out = server->output(), m, listening) &&
-               out.find("framepipe serve: ready:") != std::string::npos) &&
-             server->alive() &&
-             std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      ASSERT_FALSE(m.empty()) << command.where << ": `" << command.text << "` did not start:\n" << out;
+      const bool ready = eventually(
+          [&] {
+            out = server->output();
+            return !server->alive() || (std::regex_search(out, m, listening) &&
+                                        out.find("framepipe serve: ready:") != std::string::npos);
+          },
+          30);
+      ASSERT_TRUE(ready && server->alive() && !m.empty())
+          << command.where << ": `" << command.text << "` did not start (listening on the loopback, then ready): "
+          << server->outcome();
       port = std::stoi(m[1]);
       ++servers;
       continue;
@@ -122,32 +111,34 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
       ASSERT_TRUE(server) << command.where << ": a curl example with no server started before it";
       text = std::regex_replace(text, std::regex("localhost:8080"), "127.0.0.1:" + std::to_string(port));
       text = std::regex_replace(text, std::regex(R"(rtsp://[^"' ]*)"), "testsrc://160x120@30?noise=10&frames=0");
-      // A stream removed at once may be stopped before its first frame (a sanitizer build
-      // starts slowly), and a Matroska file without a frame does not open (FFmpeg writes no
-      // readable one): before the example removes it, the stream has had a frame, as a
-      // camera would have by the time a reader removes it; its output is checked below.
-      static const std::regex removal(R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|stream/remove.*"camera_id": "([^"]+)")re");
-      if (std::smatch r; std::regex_search(text, r, removal)) {
-        const std::string name = r[1].matched ? r[1].str() : r[2].str();
+      // A snapshot asks for a stream's picture, and a removal ends a stream whose output is
+      // checked below: both of a stream that a reader has seen running, with frames. Just
+      // added here, it may have none yet (a sanitizer build starts slowly): the snapshot
+      // would answer 503, and a Matroska file without a frame does not open (FFmpeg writes no
+      // readable one). So the stream's first frame is waited for (bounded, and it must come),
+      // as a reader's camera would have given it; the documented command itself runs once.
+      static const std::regex needs_a_frame(
+          R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|/v1/streams/([A-Za-z0-9_-]+)/snapshot|stream/remove.*"camera_id": "([^"]+)")re");
+      if (std::smatch r; std::regex_search(text, r, needs_a_frame)) {
+        const std::string name = r[1].matched ? r[1].str() : r[2].matched ? r[2].str() : r[3].str();
         const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/streams/" + name;
-        const auto frames_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
-        const auto frames = [&] {
-          const auto body = curl("GET", url).json();
-          return body.is_object() ? body.value("frames", 0LL) : 0LL;
-        };
-        while (frames() == 0 && std::chrono::steady_clock::now() < frames_deadline)
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::string last;
+        ASSERT_TRUE(eventually(
+            [&] {
+              const auto answer = curl("GET", url);
+              last = answer.body;
+              const auto body = answer.json();
+              return body.is_object() && body.value("frames", 0LL) > 0;
+            },
+            20, std::chrono::milliseconds(50)))
+            << command.where << ": stream " << name << " had no frame before `" << command.text
+            << "`; it says: " << last << "\nserver: " << server->outcome();
       }
-      const std::string run = "curl -sS --fail-with-body --max-time 20 " + text.substr(5);
-      // A snapshot of a stream that has only just started may find no frame yet: a few tries.
-      std::pair<int, std::string> result;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(15));
-      do {
-        result = shell(run, dir.path());
-      } while (result.first != 0 && std::chrono::steady_clock::now() < deadline &&
-               (std::this_thread::sleep_for(std::chrono::milliseconds(200)), true));
+      const std::string run = "curl -sS --fail-with-body --max-time " + std::to_string(static_cast<int>(time_bound(20))) +
+                              " " + text.substr(5);
+      const auto result = shell(run, dir.path());
       EXPECT_EQ(result.first, 0) << command.where << ": `" << command.text << "`\n  ran: " << run << "\n"
-                                 << result.second << "\nserver:\n" << server->output();
+                                 << result.second << "\nserver: " << server->outcome();
       ++curls;
       if (text.find("/v1/drain") != std::string::npos) wait_for_end(command.where);
       continue;
@@ -171,7 +162,9 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
 
 // README's stream list (a ```yaml block of the service section): every stream in it is
 // accepted as written by a real serve with the template it names (an unknown decode or set
-// parameter would be listed in stream_list.rejected).
+// parameter would be listed in stream_list.rejected). Only its cameras' addresses are
+// changed, to a loopback port that refuses (127.0.0.1:1): a test reaches no other machine,
+// and what is checked (names, templates, set and decode keys) is the README's text.
 TEST(ServeDocs, TheStreamListExampleIsAccepted) {
   const fs::path readme = fs::path(FRAMEPIPE_SOURCE_DIR) / "README.md";
   std::vector<std::string> lists;
@@ -184,8 +177,22 @@ TEST(ServeDocs, TheStreamListExampleIsAccepted) {
   ASSERT_EQ(lists.size(), 1u) << "README.md's stream list example (a yaml block starting with streams:) was not found";
   std::ifstream template_file(fs::path(FRAMEPIPE_SOURCE_DIR) / "config" / "serve_denoise.yaml");
   const std::string denoise((std::istreambuf_iterator<char>(template_file)), std::istreambuf_iterator<char>());
+  // Each rtsp:// URI's host (and port) becomes the refusing loopback port; nothing else of
+  // the text changes, and no other address may be left in it.
+  static const std::regex camera_host(R"(rtsp://[^/'" ]+/)");
+  const std::string sandboxed = std::regex_replace(lists.front(), camera_host, "rtsp://127.0.0.1:1/");
+  const auto cameras = std::distance(std::sregex_iterator(lists.front().begin(), lists.front().end(), camera_host),
+                                     std::sregex_iterator());
+  EXPECT_GE(cameras, 2) << "README.md's stream list names fewer than two cameras (rtsp://HOST/...):\n" << lists.front();
+  static const std::regex any_uri(R"([a-z][a-z0-9+.-]*://[^'" ]*)");
+  std::string outside;
+  for (std::sregex_iterator it(sandboxed.begin(), sandboxed.end(), any_uri), end; it != end; ++it)
+    if (it->str().rfind("rtsp://127.0.0.1:1/", 0) != 0 && it->str().rfind("testsrc://", 0) != 0)
+      outside += " " + it->str();
+  ASSERT_EQ(outside, "") << "README.md's stream list has URIs that the server would reach; replace them here "
+                            "as rtsp:// ones are";
   TempDir dir("serve-docs-list");
-  std::ofstream(dir / "cams.yaml") << lists.front();
+  std::ofstream(dir / "cams.yaml") << sandboxed;
   ServeOptions options;
   options.templates = {{"serve_denoise", denoise}};
   options.extra_args = {"--stream-list", (dir / "cams.yaml").string()};
