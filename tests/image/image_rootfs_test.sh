@@ -22,31 +22,53 @@
 # (the package list, the setup script, the suite and mirrors), so only the first run (about a
 # minute) needs the network. Needs root (or sudo without a password) and mmdebstrap; without
 # them it exits 77 (a skip), which CI refuses (tools/check-skips.sh; tools/setup.sh installs
-# mmdebstrap).
+# mmdebstrap). It skips only there, before it checks anything: past those checks an exit
+# status of 77 (a command's, under set -e) is turned into a failure, never a skip.
+# Nothing outlives it: one run's copy of the root and its files are removed on every way out
+# (a copy left by a run that was killed outright goes at the next run's start), and serve is
+# killed, whole, on any way out of the part that runs it.
 set -euo pipefail
 
-fail() { echo "image test: FAIL: $*" >&2; exit 1; }
+# "NAME: FAILED: ..." is the failure line tools/check-skips.sh knows a script's by.
+fail() { echo "image test: FAILED: $*" >&2; exit 1; }
 
 # ---- inside the private mount namespace (the outer part below starts it) ----
 if [ "${1:-}" = --inside ]; then
-  root=$2 volume=$3 secrets=$4 token_path=$5 pipeline_version=$6
-  shift 6
+  root=$2 volume=$3 secrets=$4 token_path=$5 pipeline_version=$6 scratch=$7
+  shift 7
   cmd=("$@")
+  serve=
+  # serve's process group (see below), killed on any way out: a failed check, a signal.
+  stop_serve() {
+    [ -n "$serve" ] || return 0
+    kill -KILL -- "-$serve" 2>/dev/null || kill -KILL "$serve" 2>/dev/null || true
+    wait "$serve" 2>/dev/null || true
+    serve=
+  }
+  trap stop_serve EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
   ro_bind() { mount --bind "$1" "$2" && mount -o remount,bind,ro "$2"; }
   ro_bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount -t tmpfs -o mode=1777,size=64m tmpfs "$root/tmp"
   mount --bind "$volume" "$root/var/lib/framepipe"
   ro_bind "$secrets" "$root$(dirname "$token_path")"
-  # in_image SECONDS COMMAND...: as the image runs it (uid 10001, its WORKDIR and ENV, nothing
-  # of this machine's environment), for at most SECONDS.
+  # image_argv COMMAND...: sets argv to COMMAND as the image runs it (uid 10001, its WORKDIR
+  # and ENV, nothing of this machine's environment).
+  image_argv() {
+    argv=(chroot --userspec=10001:10001 "$root" /usr/bin/env -i
+      PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/var/lib/framepipe
+      NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility,video
+      /bin/sh -c 'cd /var/lib/framepipe && exec "$@"' sh "$@")
+  }
+  # in_image SECONDS COMMAND...: COMMAND as the image runs it, for at most SECONDS.
   in_image() {
     local limit=$1
     shift
-    timeout "$limit" chroot --userspec=10001:10001 "$root" /usr/bin/env -i \
-      PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/var/lib/framepipe \
-      NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility,video \
-      /bin/sh -c 'cd /var/lib/framepipe && exec "$@"' sh "$@"
+    image_argv "$@"
+    timeout "$limit" "${argv[@]}"
   }
 
   # The read-only root is what the rest proves framepipe copes with: make sure it is one.
@@ -90,10 +112,13 @@ if [ "${1:-}" = --inside ]; then
   done
 
   echo "== the default command: framepipe ${cmd[*]}"
-  log=$(mktemp)
-  in_image 90 framepipe "${cmd[@]}" >"$log" 2>&1 &
+  log=$scratch/serve.log
+  # timeout itself is the background job ($!, not a subshell around it) and leads a process
+  # group of its own (GNU timeout's setpgid), in which serve runs: stop_serve kills the group,
+  # where killing a subshell would leave serve running until its 90 s were up.
+  image_argv framepipe "${cmd[@]}"
+  timeout 90 "${argv[@]}" >"$log" 2>&1 &
   serve=$!
-  trap 'kill "$serve" 2>/dev/null || true' EXIT
   port=
   for _ in $(seq 150); do
     port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log")
@@ -114,12 +139,22 @@ if [ "${1:-}" = --inside ]; then
   code=$(api -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
     -d '{"uri": "testsrc://320x240@30?frames=30"}' "http://127.0.0.1:$port/v1/streams/cam-1") || true
   [ "$code" = 201 ] || { cat "$log" >&2; fail "PUT /v1/streams/cam-1: HTTP $code"; }
-  sleep 1
+  # The drain is to finalize a stream that has written frames: wait (up to 30 s) until the
+  # API says it has, rather than for a fixed time that a slow machine may not meet.
+  stream=
+  deadline=$((SECONDS + 30))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    stream=$(api "http://127.0.0.1:$port/v1/streams/cam-1") || true
+    grep -q '"frames": *[1-9]' <<<"$stream" && break
+    sleep 0.2
+  done
+  grep -q '"frames": *[1-9]' <<<"$stream" ||
+    { cat "$log" >&2; fail "the stream wrote no frame within 30 s: GET /v1/streams/cam-1: $stream"; }
   code=$(api -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/v1/drain") || true
   [[ "$code" = 20? ]] || { cat "$log" >&2; fail "POST /v1/drain: HTTP $code"; }
   rc=0
   wait "$serve" || rc=$?
-  trap - EXIT
+  serve=
   cat "$log"
   [ "$rc" -eq 0 ] || fail "serve ended with $rc after the drain (0 expected)"
   [ -s "$volume/streams.json" ] || fail "serve kept no stream state in the volume (streams.json)"
@@ -132,6 +167,7 @@ fi
 
 # ---- outside: skip checks, the cached root filesystem, one run's copy of it ----
 framepipe=$1 source_dir=$2 cache_dir=$3
+# The only skips: here, before anything is checked.
 skip() { echo "Skipped: $*"; exit 77; }
 command -v mmdebstrap >/dev/null 2>&1 ||
   skip "mmdebstrap is not installed (Debian package mmdebstrap; tools/setup.sh)"
@@ -143,6 +179,23 @@ fi
 unshare --mount --propagation private true 2>/dev/null ||
   skip "mount namespaces are not permitted here (unshare --mount): no read-only root"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (reads the Containerfile's CMD)"
+
+# From here on it checks: every way out removes what this run made, and a 77 is no skip.
+partial= work=
+finish() {
+  local status=$?
+  [ -z "$partial" ] || rm -f "$partial"
+  [ -z "$work" ] || rm -rf "$work"
+  if [ "$status" -eq 77 ]; then
+    echo "image test: FAILED: exit status 77 after the skip checks: a failure, not a skip" >&2
+    status=1
+  fi
+  exit "$status"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 containerfile=$source_dir/deploy/Containerfile
 packages=$source_dir/deploy/runtime-packages.txt
@@ -164,7 +217,6 @@ else
   rm -f "$cache_dir"/rootfs-*.tar  # an older package list's
   start=$(date +%s)
   partial=$cache_dir/partial-$$.tar
-  trap 'rm -f "$partial"' EXIT
   # minbase: what the debian images hold (Essential, Priority required, apt), then the setup
   # script inside it, as the Containerfile's RUN does. The Containerfile's base also has
   # bookworm-updates and bookworm-security in its sources.
@@ -177,7 +229,7 @@ else
     "deb $security_mirror $suite-security main" ||
     fail "mmdebstrap could not build the root filesystem (network? $mirror)"
   mv "$partial" "$tarball"
-  trap - EXIT
+  partial=
   # The cache belongs to whoever runs the tests, so that removing the build tree needs no root.
   [ -n "${SUDO_UID:-}" ] && chown "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tarball" "$cache_dir"
   echo "image test: built the root filesystem in $(($(date +%s) - start)) s ($(du -h "$tarball" | cut -f1)): $tarball"
@@ -204,9 +256,8 @@ version=$(sed -n 's/^ARG FRAMEPIPE_VERSION=//p' "$containerfile")
 # than a possibly small /tmp; a copy left by a run that was killed goes first.
 rm -rf "$cache_dir"/run.*
 work=$(mktemp -d "$cache_dir/run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-root=$work/root volume=$work/volume secrets=$work/secrets
-mkdir "$root" "$volume" "$secrets"
+root=$work/root volume=$work/volume secrets=$work/secrets scratch=$work/scratch
+mkdir "$root" "$volume" "$secrets" "$scratch"
 tar -C "$root" -xf "$tarball"
 # What the Containerfile copies in after the setup script.
 install -m 0755 "$framepipe" "$root/usr/local/bin/framepipe"
@@ -220,4 +271,4 @@ head -c 24 /dev/urandom | base64 >"$secrets/$(basename "$token_path")"
 chown -R 10001:10001 "$secrets"
 chmod 0600 "$secrets/$(basename "$token_path")"
 unshare --mount --propagation private "$0" --inside "$root" "$volume" "$secrets" "$token_path" \
-  "$version" "${cmd[@]}"
+  "$version" "$scratch" "${cmd[@]}"
