@@ -29,7 +29,15 @@ if (!opt.framepipe || !opt.k8s) {
   process.exit(2);
 }
 
+// The only skips are the two below, before anything is checked: past them (`checking`) a
+// missing part is a failure, since a skip would hide what was found so far.
+// "k8s_manifests_test: FAILED..." is the failure line tools/check-skips.sh knows a script's by.
+let checking = false;
 function skip(reason) {
+  if (checking) {
+    console.error(`k8s_manifests_test: FAILED: ${reason} (found once checking had begun: no skip then)`);
+    process.exit(1);
+  }
   console.log(`Skipped: ${reason}`);
   process.exit(77);
 }
@@ -41,13 +49,14 @@ try {
 for (const module of ["kubernetes-models", "yaml"])
   if (!fs.existsSync(path.join(here, "node_modules", module)))
     skip(`${module} is not installed in tests/deploy/node_modules (npm ci there; tools/setup.sh)`);
+checking = true;
 
 const { copyTree, kubectlVersion, render, writeOverlay } = await import("./render.mjs");
 const { parse: parseYaml } = await import("yaml");
 // Not a skip: deploy/k8s cannot be rendered by it, which is what this test is to find out.
 const [major, minor] = (kubectlVersion(opt.kubectl) || "0.0").split(".").map(Number);
 if (major === 1 && minor < 22) {
-  console.error(`k8s_manifests_test: ${opt.kubectl} is ${major}.${minor}, whose kustomize (v2.0.3 in Debian bookworm's 1.20) ` +
+  console.error(`k8s_manifests_test: FAILED: ${opt.kubectl} is ${major}.${minor}, whose kustomize (v2.0.3 in Debian bookworm's 1.20) ` +
     "lacks `replacements`, which keep FRAMEPIPE_REPLICAS equal to replicas: deploy/k8s needs kubectl >= 1.22 " +
     "(kustomize >= v4.1); give one with --kubectl or KUBECTL");
   process.exit(1);
@@ -405,7 +414,7 @@ for (const c of cases) {
 fs.rmSync(root, { recursive: true, force: true });
 
 if (problems.length) {
-  console.error(`k8s_manifests_test: ${problems.length} problem${problems.length === 1 ? "" : "s"}:`);
+  console.error(`k8s_manifests_test: FAILED: ${problems.length} problem${problems.length === 1 ? "" : "s"}:`);
   for (const p of problems) console.error(`  ${p}`);
   process.exit(1);
 }

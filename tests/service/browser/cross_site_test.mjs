@@ -30,6 +30,8 @@ const bound = (seconds) => seconds * 1000 * scale;
 const say = (what) => console.log(`cross_site_test: ${what}`);
 
 if (!opt.framepipe || !opt.pipeline) { console.error("cross_site_test: give --framepipe BIN --pipeline FILE"); process.exit(2); }
+// The only skips (exit 77), both here, before anything is checked. "cross_site_test: FAILED"
+// is the failure line tools/check-skips.sh knows a script's by.
 let chromium;
 try {
   ({ chromium } = await import("playwright-core"));

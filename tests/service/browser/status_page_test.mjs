@@ -56,7 +56,14 @@ function usage(message) {
 
 // What this machine lacks (the GPU machine has no Chromium): exit 77, which ctest counts as a
 // skip, saying why. CI refuses such a skip (tools/check-skips.sh allows no "not installed").
+// Only before anything is checked (main() sets `checking`): a skip then would hide what the
+// checks found. "status_page_test: FAILED" is the failure line tools/check-skips.sh knows.
+let checking = false;
 function notInstalled(message) {
+  if (checking) {
+    console.error(`status_page_test: FAILED: ${message} (found once checking had begun: no skip then)`);
+    process.exit(1);
+  }
   console.log(`Skipped: ${message}`);
   process.exit(77);
 }
@@ -111,6 +118,7 @@ function shortfalls(seen) {
 const satisfied = (seen) => shortfalls(seen).length === 0;
 
 async function main() {
+  checking = true;
   let server = null;
   let base = opt.url;
   let token = opt.token || "";
