@@ -647,7 +647,11 @@ struct StreamManager::Impl {
         run->owns_place = true;
         start(run);
       } else if (run->plan.endless && run->spec.source == StreamSource::Api) {
-        run->rejected = kWaitingForPlace;  // the list's wait for a place, as put() lets them
+        // Refused as put() refuses it (a list stream waits instead), saying so to the
+        // operator, who has no 503 to read here: the cap, and what starts it.
+        run->rejected = fmt::format("{}: restored beyond the cap ({} running at once, --max-streams); not started: "
+                                    "PUT it again once a place is free",
+                                    kWaitingForPlace, limiter.cap());
       }
     }
   }

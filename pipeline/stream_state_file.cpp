@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/unique_fd.hpp"
+#include "pipeline/config_error.hpp"
 #include "pipeline/private_file.hpp"
 
 namespace fp {
@@ -20,8 +23,10 @@ using json = nlohmann::ordered_json;
 
 constexpr int kVersion = 1;
 
+// A state file that cannot be read is a configuration error (exit 2), as a stream list or a
+// token file that cannot be: the service refuses to start rather than run without its streams.
 [[noreturn]] void fail(const fs::path& file, const std::string& what) {
-  throw std::runtime_error(fmt::format("state file {}: {}", file.string(), what));
+  throw UsageError(fmt::format("state file {}: {}", file.string(), what));
 }
 
 // "set" and "decode" values are YAML text; a number or list written by hand is taken as its JSON text.
@@ -83,33 +88,38 @@ std::vector<SavedStream> streams_of(const json& document, const fs::path& file) 
 std::vector<SavedStream> read_stream_state(const fs::path& file) {
   // O_NOFOLLOW: the state is replaced by rename, which replaces a link and not its target,
   // so a state path that is a link would be read from one file and written to another.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
+  // O_NONBLOCK: a FIFO in its place would otherwise hold the start until a writer came.
+  const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
     if (errno == ENOENT) return {};
     if (errno == ELOOP)
       fail(file, "is a symbolic link: give the path of the file itself (the state is replaced by renaming a new "
                  "file over it, which would replace the link, not the file it points to)");
     fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
   }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) fail(file, "not a regular file (a directory)");
+  if (!S_ISREG(st.st_mode)) fail(file, "not a regular file (a FIFO or a device is never read)");
   std::string text;
   char buffer[65536];
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      fail(file, fmt::format("cannot read: {}", std::strerror(error)));
-    }
+    if (n < 0) fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fd);
   json document;
   try {
     document = json::parse(text);
   } catch (const json::parse_error& e) {
-    fail(file, fmt::format("not valid JSON: {}", e.what()));
+    // Where and why, but not the parser's "; last read: '...'": a quote of the file's bytes,
+    // which a cut-short file ends inside a URI's password, before the '@' that masking
+    // looks for ("rtsp://user:sec").
+    std::string what = e.what();
+    if (const auto quote = what.find("; last read:"); quote != std::string::npos) what.erase(quote);
+    fail(file, fmt::format("not valid JSON: {}", what));
   }
   try {
     return streams_of(document, file);
@@ -134,7 +144,7 @@ void write_stream_state(const fs::path& file, const std::vector<SavedStream>& st
   try {
     replace_private_file(file, text);
   } catch (const std::runtime_error& e) {
-    fail(file, e.what());
+    throw std::runtime_error(fmt::format("state file {}: {}", file.string(), e.what()));  // a runtime failure, not fail()'s
   }
 }
 

@@ -29,11 +29,13 @@ struct SavedStream {
   bool finished = false;
 };
 
-// An absent file is an empty state. Throws std::runtime_error naming the file for one that
-// cannot be read, is a symbolic link (a rename would replace the link, not its target) or is
-// not such a document (the JSON parser's message and position, or the key whose value has
-// the wrong type: "streams[2].set: must be an object"). A name listed twice is returned twice:
-// what to do with it is the manager's (StreamManager keeps the first).
+// An absent file is an empty state. Throws UsageError (a configuration error: exit 2) naming
+// the file for one that cannot be read, is not a regular file (a FIFO is refused, not waited
+// on), is a symbolic link (a rename would replace the link, not its target) or is not such a
+// document (the JSON parser's message and position, never a quote of the file's text, which
+// holds credentials; or the key whose value has the wrong type: "streams[2].set: must be an
+// object"). A name listed twice is returned twice: what to do with it is the manager's
+// (StreamManager keeps the first).
 std::vector<SavedStream> read_stream_state(const std::filesystem::path& file);
 // Throws std::runtime_error naming the file when it cannot be written.
 void write_stream_state(const std::filesystem::path& file, const std::vector<SavedStream>& streams);

@@ -230,8 +230,9 @@ StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRo
     try {
       t.definition = load_pipeline(file, {}, auto_backend_);
     } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("pipeline template '{}' ({}) does not load:\n{}", name, file.string(),
-                                           mask_uris_in_text(e.what())));
+      // A configuration error, exit 2, as `framepipe validate` and `run` of that file say it is.
+      throw UsageError(fmt::format("pipeline template '{}' ({}) does not load:\n{}", name, file.string(),
+                                   mask_uris_in_text(e.what())));
     }
     t.decode_stage = first_decode_stage(t.definition);
     templates_.emplace(name, std::move(t));

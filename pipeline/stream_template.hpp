@@ -44,8 +44,8 @@ class StreamTemplates {
   };
 
   // Loads every template as it is (its own input), so that a service with a broken
-  // template refuses to start: throws std::runtime_error naming the template and its file,
-  // with validate's lines.
+  // template refuses to start: throws UsageError (exit 2, as validate's) naming the template
+  // and its file, with validate's lines.
   // The template files join roots.own_files: no stream's output may overwrite one.
   StreamTemplates(std::map<std::string, std::filesystem::path> files, StreamRoots roots,
                   AutoBackend auto_backend = {}, InputLimits limits = {});

@@ -42,7 +42,12 @@ ApiService::ApiService(StreamManager& manager, ApiServiceOptions options)
 }
 
 int ApiService::start() {
-  const int port = server_.start();
+  int port = 0;
+  try {
+    port = server_.start();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("--listen: ") + e.what());  // the option to change, as --probe-listen's
+  }
   if (probe_server_) {
     try {
       probe_port_ = probe_server_->start();

@@ -1,5 +1,6 @@
 // The token file of `framepipe serve --token-file`: what is refused (exit 2 at start) and
-// what is only warned about, as ssh warns of a private key others can read.
+// what is only warned about, as ssh warns of a private key others can read; and the token as
+// a real serve checks it (the scheme's case is free, the token's is not).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,6 +10,8 @@
 
 #include "service/bearer_token.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/service/curl_client.hpp"
+#include "tests/service/serve_process.hpp"
 
 namespace fp::service {
 namespace {
@@ -65,6 +68,27 @@ TEST(TokenFile, OthersAccessIsWarnedOfWithTheFix) {
   EXPECT_EQ(token_file_access_warning(file), "");
   fs::permissions(file, fs::perms(0400));
   EXPECT_EQ(token_file_access_warning(file), "");
+}
+
+// "Bearer" is a scheme name, case-insensitive (RFC 9110 11.1): clients and proxies that send
+// `bearer` or `BEARER` are let in with the right token. The token is compared exactly: a
+// wrong one, or the right one in other letters' case, is still 401.
+TEST(TokenFile, TheSchemeIsCaseInsensitiveAndTheTokenIsNot) {
+  TempDir dir("token-scheme");
+  const std::string token = "Tok-9fQ2-mixedCase";
+  const fs::path file = write_file(dir / "token", token + "\n", fs::perms(0600));
+  test::ServeProcess server("token-scheme", {.extra_args = {"--token-file", file.string()}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  const auto status = [&](const std::string& authorization) {
+    return test::curl("GET", server.url("/v1/streams"), {"-H", "Authorization: " + authorization}).status;
+  };
+  for (const std::string scheme : {"Bearer", "bearer", "BEARER", "bEaReR"}) {
+    EXPECT_EQ(status(scheme + " " + token), 200) << scheme;
+    EXPECT_EQ(status(scheme + " " + token + "x"), 401) << scheme;
+  }
+  EXPECT_EQ(status("Bearer tok-9fq2-mixedcase"), 401);
+  EXPECT_EQ(status("Bearer TOK-9FQ2-MIXEDCASE"), 401);
+  EXPECT_EQ(status("Basic " + token), 401);
 }
 
 }  // namespace

@@ -192,9 +192,14 @@ int serve_command(const ServeArguments& args) {
   const std::string token = bearer_token(args, listen);
   const std::string default_pipeline =
       args.deepstream_pipeline.empty() ? fs::path(args.pipelines.front()).stem().string() : args.deepstream_pipeline;
-  if (!templates.count(default_pipeline))
-    throw UsageError(fmt::format("--deepstream-pipeline {}: no pipeline file of that name (the names are the files' stems)",
-                                 default_pipeline));
+  if (!templates.count(default_pipeline)) {
+    // The names there are, so that a typo is seen at once.
+    std::vector<std::string> names;
+    for (const auto& [name, file] : templates) names.push_back(name);
+    throw UsageError(fmt::format(
+        "--deepstream-pipeline {}: no pipeline file of that name (the names are the files' stems: {})",
+        default_pipeline, fmt::join(names, ", ")));
+  }
 
   const Shard shard = shard_of(args);
   const std::vector<Device> devices = resolve_devices(args.device);
