@@ -83,6 +83,9 @@ void add_stream_routes(HttpServer& server, ServiceContext& context) {
                                        node.empty() ? "" : " from node " + node, kSnapshotWait.count()));
     res.status = 200;
     res.set_header("Cache-Control", "no-store");
+    // Which frame it is (0, 1, 2 ... in the input's decode order): a client polling snapshots
+    // tells a new one from one it has, and a test that it is the newest.
+    res.set_header("X-Frame-Sequence", std::to_string(frame->sequence));
     res.set_content(snapshot_jpeg(*frame), "image/jpeg");
   });
 }

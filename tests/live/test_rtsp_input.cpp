@@ -272,7 +272,8 @@ TEST(RtspInput, CredentialsWorkAndStayOutOfLogsAndStats) {
   EXPECT_GE(count_frames(dir / "out.mkv"), 9);  // the last may stay in the depacketizer (see above)
   EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
   EXPECT_EQ(read_text(dir / "stats.json").find("s3cret"), std::string::npos);
-  const auto probe = run_framepipe({"probe", server.uri("camuser", "s3cret-right")});
+  const auto probe = run_framepipe_with_timeout({"probe", server.uri("camuser", "s3cret-right")}, ".",
+                                                static_cast<int>(time_bound(30)));
   EXPECT_EQ(probe.exit_code, 0) << probe.output;
   EXPECT_EQ(probe.output.find("s3cret"), std::string::npos) << probe.output;
   EXPECT_NE(probe.output.find("camuser:***@"), std::string::npos) << probe.output;

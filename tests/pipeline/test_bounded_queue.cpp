@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "pipeline/bounded_queue.hpp"
+#include "tests/time_bound.hpp"
 
 namespace fp {
 namespace {
@@ -89,9 +91,15 @@ class Producer {
         }) {}
   ~Producer() { if (thread_.joinable()) thread_.join(); }
 
-  // Waits until the push is asleep (true) or has returned (false).
+  // Waits until the push is asleep (true) or has returned (false); false too (with a
+  // failure) when it is neither within a bound, so that a spinning push cannot hang the test.
   bool blocked() const {
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::duration<double>(test::time_bound(20));
     for (;;) {
+      if (std::chrono::steady_clock::now() > limit) {
+        ADD_FAILURE() << "the push neither slept nor returned";
+        return false;
+      }
       if (returned_) return false;
       const int tid = tid_;
       if (tid != 0 && thread_state(tid) == 'S') return !returned_;

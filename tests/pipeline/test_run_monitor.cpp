@@ -166,7 +166,9 @@ TEST_F(RunMonitorTest, NoHeartbeatWhileTheInputOpens) {
   while (monitor.frame_nodes().empty() && Clock::now() < until) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(monitor.frame_nodes(), (std::vector<std::string>{"input", "smooth", "out"}));
   int samples = 0;
+  const auto limit = Clock::now() + seconds(time_bound(20.0));  // the open ends in about 2 s
   for (;;) {
+    ASSERT_LT(Clock::now(), limit) << "the run did not end after its open failed";
     // Read first, then asked whether the run was still on: the end (its failed open) sets
     // the final stats, a heartbeat included.
     const auto beat = monitor.last_heartbeat();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "pipeline/shard.hpp"
@@ -292,6 +293,33 @@ TEST_F(StreamListSyncTest, ABadReReadKeepsTheStreamsAndSaysWhy) {
   EXPECT_TRUE(eventually([&] { return manager.list().empty() && list->status().error.empty(); }, 10));
 }
 
+// The list cannot be read at all for a while (here a directory stands in its place, which
+// root cannot read as a list either): the streams keep running, the failure is reported once
+// (not at every poll) naming the file, and the next readable content is read whole.
+TEST_F(StreamListSyncTest, AListThatCannotBeReadKeepsTheStreamsAndIsReadWholeOnceItCan) {
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n");
+  StreamManager manager(options_);
+  auto list = sync(manager);
+  ASSERT_TRUE(eventually([&] { return running(manager, "a"); }, 10));
+  fs::remove(dir_ / "streams.yaml");
+  fs::create_directory(dir_ / "streams.yaml");
+  ASSERT_TRUE(eventually([&] { return list->status().reads_failed == 1; }, 10));
+  EXPECT_NE(list->status().error.find((dir_ / "streams.yaml").string()), std::string::npos) << list->status().error;
+  EXPECT_NE(list->status().error.find("not a regular file"), std::string::npos) << list->status().error;
+  std::this_thread::sleep_for(500ms);  // ten polls, none of which may report it again
+  EXPECT_EQ(list->status().reads_failed, 1);
+  EXPECT_TRUE(running(manager, "a"));
+
+  // Back with the very content it had: read whole and in force again (the error cleared),
+  // though nothing in it changed.
+  fs::remove(dir_ / "streams.yaml");
+  const std::int64_t reads_before = list->status().reads_ok;
+  write_list("streams:\n  - {name: a, uri: 'testsrc://64x48@30?frames=0'}\n");
+  ASSERT_TRUE(eventually([&] { return list->status().error.empty(); }, 10)) << list->status().error;
+  EXPECT_EQ(list->status().reads_ok, reads_before + 1);
+  EXPECT_TRUE(running(manager, "a"));
+}
+
 // The list emptied as `cp` or a shell's `>` leaves it while writing (truncated first), or
 // left with comments only: the streams of the last good list keep running, and the status
 // says why the file is not in force and how to say "none" for real.
@@ -335,7 +363,18 @@ TEST_F(StreamListSyncTest, AFailedStreamIsStartedAgainAfterAGrowingWait) {
   auto list = std::make_unique<StreamListSync>(
       manager, StreamListSyncOptions{.file = dir_ / "streams.yaml", .shard = {}, .default_pipeline = "camera",
                                      .poll = 20ms});
-  ASSERT_TRUE(eventually([&] { return manager.get("off") && manager.get("off")->restarts >= 3; }, 20));
+  // The wait before each start, read from the stream's status while it waits: first, then
+  // doubled up to the longest (a constant wait would not do).
+  std::map<std::int64_t, std::int64_t> waits;  // restarts so far -> the wait before the next
+  ASSERT_TRUE(eventually(
+      [&] {
+        const auto off = manager.get("off");
+        if (off && off->restart_wait.count() > 0) waits[off->restarts] = off->restart_wait.count();
+        return waits.size() >= 4;
+      },
+      20, 10ms))
+      << ::testing::PrintToString(waits);
+  EXPECT_EQ(waits, (std::map<std::int64_t, std::int64_t>{{0, 200}, {1, 400}, {2, 800}, {3, 800}}));
   EXPECT_TRUE(running(manager, "on"));
   EXPECT_EQ(manager.get("off")->source, StreamSource::List);
   // No longer listed: no longer there, nor restarted.

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -19,6 +20,9 @@
 #include "pipeline/stream_manager.hpp"
 #include "pipeline/stream_state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/e2e/fifo_waits.hpp"
+#include "tests/e2e/video_size.hpp"
+#include "tests/live/rtsp_server.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp {
@@ -75,6 +79,15 @@ class StreamManagerTest : public ::testing::Test {
 
   fs::path output(const std::string& name) const { return dir_ / "outputs" / (name + ".mp4"); }
 
+  // Frames of a video file, or 0 when it does not open (not there, or not finalized yet).
+  static long long playable_frames(const fs::path& video) {
+    try {
+      return test::count_frames(video);
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+
   TempDir dir_;
   StreamManagerOptions options_;
 };
@@ -118,21 +131,72 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   StreamSpec bigger = spec("cam1", "testsrc://80x48@30?frames=0");
   EXPECT_EQ(manager.put(bigger), StreamManager::PutOutcome::Replaced);
   EXPECT_EQ(manager.get("cam1")->frames, 0);
+  EXPECT_EQ(manager.get("cam1")->uri, bigger.uri);
   EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.1")).string()});
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  // An MP4 opens only once finalized (its index is written last): the first run's is, and
+  // it is of the first spec's size.
+  EXPECT_TRUE(eventually([&] { return playable_frames(output("cam1")) > 0; }, 10)) << "the replaced run was not finalized";
+  EXPECT_EQ(test::video_size(output("cam1")), std::make_pair(64, 48));
   EXPECT_TRUE(eventually([&] { return manager.get("cam2")->frames > cam2_before + 5; }, 5));
   EXPECT_EQ(manager.get("cam2")->state, StreamState::Running);
 
   ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 5; }, 10));
-  // Removed: at once, shown as draining until its output is finalized, then gone.
-  const auto t0 = std::chrono::steady_clock::now();
+  // Removed: shown as draining until its output is finalized, then gone (that remove() does
+  // not wait for it: RemoveReturnsWhileTheRunStillFinalizes).
   EXPECT_TRUE(manager.remove("cam1"));
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::duration<double>(time_bound(0.5)));
   EXPECT_FALSE(manager.remove("nope"));
   ASSERT_TRUE(eventually([&] { return !manager.get("cam1"); }, 10));
-  EXPECT_GT(test::count_frames(output("cam1")), 0);
+  EXPECT_GT(playable_frames(output("cam1.1")), 0);
+  EXPECT_EQ(test::video_size(output("cam1.1")), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
   EXPECT_EQ(manager.list().size(), 1u);
   EXPECT_EQ(manager.get("cam2")->dropped, 0);
+}
+
+// remove() answers at once: the run stops and finalizes on its own thread, shown as draining
+// meanwhile. Here it cannot finish at all (its output is a FIFO nobody reads yet, so its
+// open blocks), and remove() still returns; the stream goes once a reader lets it end.
+TEST_F(StreamManagerTest, RemoveReturnsWhileTheRunStillFinalizes) {
+  const fs::path fifo = output("stuck");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StreamManager manager(options_);
+  manager.put(spec("stuck"));
+  ASSERT_TRUE(eventually(test::a_thread_waits_on_a_fifo, 10)) << "the stream never reached its output's open";
+  auto removal = std::async(std::launch::async, [&] { return manager.remove("stuck"); });
+  const bool returned = removal.wait_for(std::chrono::duration<double>(time_bound(10))) == std::future_status::ready;
+  test::FifoReader reader(fifo);  // lets the run end either way (a waiting remove() too)
+  ASSERT_TRUE(returned) << "remove() waited for the run to end";
+  EXPECT_TRUE(removal.get());
+  const auto shown = manager.get("stuck");
+  ASSERT_TRUE(shown) << "gone before its run ended";
+  EXPECT_EQ(shown->state, StreamState::Draining);
+  EXPECT_TRUE(eventually([&] { return !manager.get("stuck"); }, 10)) << "the stream did not end once read";
+}
+
+// A removed stream's files are its own until its run has ended: another stream that would
+// write one of them meanwhile is refused (409, naming the file), and takes it once the
+// removed run is gone. (Here the removed run cannot end until a reader opens its FIFO.)
+TEST_F(StreamManagerTest, AStreamStillFinalizingKeepsItsFiles) {
+  const fs::path fifo = output("stuck");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StreamManager manager(options_);
+  manager.put(spec("stuck"));
+  ASSERT_TRUE(eventually(test::a_thread_waits_on_a_fifo, 10)) << "the stream never reached its output's open";
+  ASSERT_TRUE(manager.remove("stuck"));
+  ASSERT_EQ(state_of(manager, "stuck"), StreamState::Draining);
+  StreamSpec heir = spec("heir");
+  heir.sets = {{"out.output", "stuck.mp4"}};
+  std::string message;
+  EXPECT_EQ(rejection(manager, heir, &message), 409);
+  EXPECT_NE(message.find("stuck.mp4"), std::string::npos) << message;
+  EXPECT_FALSE(manager.get("heir"));
+  {
+    test::FifoReader reader(fifo);  // the removed run's open returns; it fails and ends
+    ASSERT_TRUE(eventually([&] { return !manager.get("stuck"); }, 10)) << "the removed stream did not end";
+  }
+  fs::remove(fifo);
+  EXPECT_EQ(rejection(manager, heir, &message), 0) << message;
+  EXPECT_TRUE(reaches(manager, "heir", StreamState::Running));
 }
 
 // A client or a proxy retries a PUT: the same spec again is no change at all (the run goes
@@ -317,7 +381,9 @@ TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
   ASSERT_EQ(listed.size(), 2u);
   EXPECT_EQ(listed[0].name, "cam1");
   EXPECT_EQ(listed[0].uri, "rtsp://admin:***@127.0.0.1:1/live");
-  EXPECT_NE(listed[0].state, StreamState::Finished);
+  // A live stream is not a file that finished: its camera refuses, so it reconnects.
+  EXPECT_TRUE(eventually([&] { return restored.get("cam1")->state == StreamState::Reconnecting; }, 10))
+      << stream_state_name(restored.get("cam1")->state);
   EXPECT_EQ(listed[1].name, "clip");
   EXPECT_EQ(listed[1].state, StreamState::Finished);  // not run again
   std::this_thread::sleep_for(300ms);
@@ -394,6 +460,22 @@ TEST_F(StreamManagerTest, RefusalsCarryTheirStatus) {
   EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);  // refusals change nothing
 }
 
+// A stream's recent latency covers about the last 10 s (README), not its whole life: the
+// window it reports grows with the run at first, then stays near 10 s however long it runs.
+TEST_F(StreamManagerTest, RecentLatencyCoversTheLastTenSeconds) {
+  StreamManager manager(options_);
+  manager.put(spec("cam1"));
+  ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return manager.get("cam1")->latency_recent_seconds > 1; }, 10));
+  EXPECT_GT(manager.get("cam1")->latency_recent_p50_ms, 0);
+  std::this_thread::sleep_until(started + 14s);  // longer than the window and a sample's step
+  const auto status = *manager.get("cam1");
+  EXPECT_GE(status.latency_recent_seconds, 9.0);
+  EXPECT_LE(status.latency_recent_seconds, 12.0) << "the window kept older frames";
+  EXPECT_GT(status.latency_recent_p50_ms, 0);
+}
+
 TEST_F(StreamManagerTest, FramesOfANodeOnDemand) {
   StreamManager manager(options_);
   manager.put(spec("cam1"));
@@ -466,6 +548,39 @@ TEST_F(StreamManagerTest, ALiveStreamThatFailsIsStartedAgainAfterAGrowingWait) {
   EXPECT_EQ(waits, (std::map<std::int64_t, std::int64_t>{{0, 200}, {1, 400}, {2, 800}, {3, 800}, {4, 800}}));
   EXPECT_FALSE(states.contains("failed")) << ::testing::PrintToString(states);
   EXPECT_TRUE(states.contains("reconnecting"));
+}
+
+// A run that had been running for `healthy_after` before it failed starts the waits over.
+// A real RTSP camera loses power (SIGKILL) while the stream runs, twice, and is back before
+// each restart: the wait before each restart is the first wait both times, never a doubled
+// one (a camera that refuses from the start, above, gets doubled waits). The waits are read
+// from the stream's status, never timed.
+TEST_F(StreamManagerTest, ARunThatWasWellBeforeItFailedStartsTheWaitsOver) {
+  FP_REQUIRE_RTSP_SERVER();
+  test::RtspServer camera({.path = "/live", .width = 64, .height = 48, .fps = 25, .frames = -1, .user = {},
+                           .password = {}, .record_to = {}});
+  // The first wait is long enough for the camera to be started again within it.
+  options_.restart = {.first = 3s, .longest = 12s, .healthy_after = 300ms};
+  StreamManager manager(options_);
+  StreamSpec live = spec("gate", camera.uri());
+  // One quick reconnect attempt, which finds the camera still off: the run fails (with no
+  // reconnect at all a live input that ends is a stream that finished).
+  live.decode = {{"reconnect.attempts", "1"}, {"reconnect.initial_ms", "100"}, {"timeout_ms", "2000"}};
+  manager.put(live);
+  std::map<std::int64_t, std::int64_t> waits;  // restarts so far -> the wait before the next
+  for (std::int64_t restarts = 0; restarts < 2; ++restarts) {
+    // Well for longer than healthy_after: frames for over a second at 25 fps.
+    ASSERT_TRUE(eventually([&] {
+      const auto status = *manager.get("gate");
+      return status.restarts == restarts && status.state == StreamState::Running && status.frames > 30;
+    }, 30)) << stream_state_name(manager.get("gate")->state) << " " << manager.get("gate")->last_error;
+    camera.kill();
+    ASSERT_TRUE(eventually([&] { return manager.get("gate")->restart_wait.count() > 0; }, 20))
+        << stream_state_name(manager.get("gate")->state) << " " << manager.get("gate")->last_error;
+    waits[manager.get("gate")->restarts] = manager.get("gate")->restart_wait.count();
+    camera.start();
+  }
+  EXPECT_EQ(waits, (std::map<std::int64_t, std::int64_t>{{0, 3000}, {1, 3000}}));
 }
 
 // While it waits to be started again a live stream keeps its place under max_streams (an API

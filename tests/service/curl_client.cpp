@@ -43,6 +43,15 @@ bool HttpReply::has_header(const std::string& name) const {
   return lower(headers).find(needle) != std::string::npos;
 }
 
+std::optional<std::string> HttpReply::header(const std::string& name) const {
+  const std::string needle = "\n" + lower(name) + ':';
+  const auto at = lower(headers).find(needle);
+  if (at == std::string::npos) return std::nullopt;
+  const auto begin = headers.find_first_not_of(" \t", at + needle.size());
+  const auto end = headers.find_first_of("\r\n", begin);
+  return headers.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 HttpReply curl_with_body(const std::string& method, const std::string& url, const std::string& body,
                          const std::vector<std::string>& args, double seconds) {
   static int counter = 0;

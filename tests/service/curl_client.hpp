@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct HttpReply {
   std::string curl_error;
   nlohmann::json json() const;  // the body parsed; null when it is not JSON
   bool has_header(const std::string& name) const;  // case-insensitive
+  // The value of the first header of that name (case-insensitive), trimmed; none when absent.
+  std::optional<std::string> header(const std::string& name) const;
 };
 
 // curl -sS [args...] URL, bounded by --max-time `seconds`.

@@ -1,9 +1,14 @@
 // The HTTP layer's decisions on a request's headers, one by one (the service tests check
 // them against a real server): the framing it refuses and the bodies it closes after
-// (request_framing.hpp), and what keeps a web page out without a token (browser_guard.hpp).
+// (request_framing.hpp), and what keeps a web page out without a token (browser_guard.hpp);
+// and what a route that fails answers (a real HttpServer on loopback, asked by httplib's client).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
 #include "service/browser_guard.hpp"
+#include "service/http_server.hpp"
 #include "service/request_framing.hpp"
 
 namespace fp::service {
@@ -78,6 +83,30 @@ TEST(BrowserGuard, JsonContentType) {
   for (const char* type : {"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
                            "application/jsonx", "text/plain; application/json"})
     EXPECT_FALSE(is_json_content_type(type)) << type;
+}
+
+// A route that fails for a reason nobody planned for answers 500 with what went wrong, its
+// URIs' passwords masked (such a message may quote a camera's address), as JSON; and one that
+// throws something that is not an exception answers 500 all the same.
+TEST(HttpErrors, AnUnplannedFailureIs500WithItsCredentialsMasked) {
+  HttpServer server(HttpServerOptions{.listen = {"127.0.0.1", 0}});
+  server.add_route("GET", "/v1/fails", [](const httplib::Request&, httplib::Response&) {
+    throw std::runtime_error("cannot open rtsp://admin:hunter2@10.0.0.8/live: no route to host");
+  });
+  server.add_route("GET", "/v1/throws", [](const httplib::Request&, httplib::Response&) { throw 42; });
+  const int port = server.start();
+  httplib::Client client("127.0.0.1", port);
+  const auto fails = client.Get("/v1/fails");
+  ASSERT_TRUE(fails) << httplib::to_string(fails.error());
+  EXPECT_EQ(fails->status, 500);
+  const auto body = nlohmann::json::parse(fails->body, nullptr, false);
+  EXPECT_EQ(body.value("error", ""), "cannot open rtsp://admin:***@10.0.0.8/live: no route to host") << fails->body;
+  EXPECT_EQ(body.value("status", 0), 500) << fails->body;
+  EXPECT_EQ(fails->body.find("hunter2"), std::string::npos) << fails->body;
+  const auto thrown = client.Get("/v1/throws");
+  ASSERT_TRUE(thrown) << httplib::to_string(thrown.error());
+  EXPECT_EQ(thrown->status, 500);
+  EXPECT_EQ(nlohmann::json::parse(thrown->body, nullptr, false).value("status", 0), 500) << thrown->body;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/e2e/silent_server.hpp"
+#include "tests/e2e/video_size.hpp"
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
 #include "tests/time_bound.hpp"
@@ -19,6 +21,15 @@ using nlohmann::json;
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
 const std::string kEndless = "testsrc://64x48@30?frames=0";
+
+// Frames of a video file, or 0 when it does not open (not there, or not finalized yet).
+long long playable_frames(const std::filesystem::path& video) {
+  try {
+    return count_frames(video);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 HttpReply put_stream(const ServeProcess& server, const std::string& name, const json& body) {
   return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
@@ -49,8 +60,17 @@ HttpReply wait_until_removed(const ServeProcess& server, const std::string& name
   }
 }
 
+// The template as kSmoothTemplate, writing MP4: an MP4 plays only once finalized (its index
+// is written at the end), so a playable file is a finalized one.
+const char* const kSmoothMp4Template = R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: '{stream}.mp4'}
+)";
+
 TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
-  ServeProcess server("crud");
+  ServeProcess server("crud", {.templates = {{"smooth", kSmoothMp4Template}}});
   ASSERT_SERVING(server);
   const auto created = put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}});
   ASSERT_EQ(created.status, 201) << created.body << server.log();
@@ -63,14 +83,27 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   EXPECT_TRUE(stream["latency"].contains("p50_ms") && stream["latency"].contains("p99_ms")) << created.body;
   EXPECT_TRUE(stream["since"].get<std::string>().ends_with("Z")) << "since is not ISO 8601 UTC: " << created.body;
 
-  // The same name again: replaced (200), with the override rendered for the template.
+  // Frames through the first run, so that its file has something to finalize.
+  ASSERT_TRUE(eventually([&] { return curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL) > 0; },
+                         20, std::chrono::milliseconds(100)))
+      << server.log();
+
+  // The same name again: replaced (200) by a new run of the new spec (another size, and the
+  // override rendered for the template), and the first run's file finalized, not cut off.
+  const std::string bigger = "testsrc://80x48@30?frames=0";
   const auto replaced =
-      put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
+      put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", bigger}, {"set", {{"smooth.radius", 2}}}});
   EXPECT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(replaced.json().value("uri", ""), bigger) << replaced.body;
   // The new run writes beside the first run's file (README: no run truncates a file it finds).
   ASSERT_EQ(replaced.json()["outputs"].size(), 1u) << replaced.body;
   const std::filesystem::path written = replaced.json()["outputs"][0].get<std::string>();
-  EXPECT_EQ(written, server.outputs() / "cam1.1.mkv") << replaced.body;
+  EXPECT_EQ(written, server.outputs() / "cam1.1.mp4") << replaced.body;
+  const std::filesystem::path first_file = server.outputs() / "cam1.mp4";
+  // Playable means finalized: an MP4 without its index does not open.
+  EXPECT_TRUE(eventually([&] { return playable_frames(first_file) > 0; }, 20, std::chrono::milliseconds(100)))
+      << "the replaced run's output was not finalized\n" << server.log();
+  EXPECT_EQ(video_size(first_file), std::make_pair(64, 48));
 
   const auto one = curl("GET", server.url("/v1/streams/cam1"));
   EXPECT_EQ(one.status, 200) << one.body;
@@ -94,10 +127,9 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   expect_error(wait_until_removed(server, "cam1"), 404, "cam1");
   expect_error(curl("DELETE", server.url("/v1/streams/cam1")), 404, "cam1");
   // Its output was finalized where it said, under the output root.
-  const auto file_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
-  while (count_frames(written) <= 0 && std::chrono::steady_clock::now() < file_deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_GT(count_frames(written), 0) << server.log();
+  EXPECT_TRUE(eventually([&] { return playable_frames(written) > 0; }, 20, std::chrono::milliseconds(100)))
+      << server.log();
+  EXPECT_EQ(video_size(written), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
 }
 
 TEST(ServeApi, BadRequestsSayWhatIsWrong) {
@@ -120,9 +152,10 @@ TEST(ServeApi, BadRequestsSayWhatIsWrong) {
                "set.smooth.radius");
   expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", 8}}), 400, "set: expected an object");
   // What the manager refuses keeps the manager's status and `framepipe validate`'s words.
-  const auto unknown_template = put_stream(server, "cam2", {{"pipeline", "nosuch"}, {"uri", kEndless}});
-  EXPECT_TRUE(unknown_template.status == 404 || unknown_template.status == 422) << unknown_template.body;
-  expect_error(unknown_template, unknown_template.status, "nosuch");
+  // An unknown template is a pipeline that does not validate (README: 422), not an unknown
+  // stream (404).
+  expect_error(put_stream(server, "cam2", {{"pipeline", "nosuch"}, {"uri", kEndless}}), 422,
+               "unknown template 'nosuch'");
   expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", {{"smooth.radius", -3}}}}), 422, "radius");
   // Unknown routes and streams.
   expect_error(curl("GET", server.url("/v1/nothing")), 404, "no route");
@@ -146,18 +179,26 @@ TEST(ServeApi, CredentialsAreNeverShown) {
   ASSERT_SERVING(server);
   const std::string secret = "s3cr3tPassw0rd";
   const std::string uri = "rtsp://admin:" + secret + "@127.0.0.1:9/stream";
+  const std::string masked = "rtsp://admin:***@127.0.0.1:9/stream";
   std::vector<HttpReply> replies;
   replies.push_back(put_stream(server, "cam1", {{"uri", uri}}));
-  EXPECT_TRUE(replies.back().status == 201) << replies.back().body;
-  // And in the errors: a bad PUT quoting the URI, a DeepStream add with the URI.
+  EXPECT_EQ(replies.back().status, 201) << replies.back().body;
+  // And in the errors: a bad PUT quoting the URI, a DeepStream add with the URI; each
+  // refused for what it is, with the URI shown masked where it is shown.
   replies.push_back(put_stream(server, "cam2", {{"uri", uri}, {"set", {{"nosuch.param", 1}}}}));
+  expect_error(replies.back(), 422, "nosuch");
   // Not JSON where the URI is (an unterminated string): a parser's message quotes that text.
   replies.push_back(curl_with_body("PUT", server.url("/v1/streams/cam3"), "{\"uri\": \"" + uri));
+  expect_error(replies.back(), 400, "not valid JSON");
   replies.push_back(curl_with_body("POST", server.url("/api/v1/stream/add"),
                                    json{{"key", "sensor"},
                                         {"value", {{"camera_id", "bad id"}, {"camera_url", uri}, {"change", "camera_add"}}}}
                                        .dump()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a reconnect attempt or two
+  expect_error(replies.back(), 400, "stream name 'bad id'");
+  // The camera refuses: the stream's error, which names its input, is there to be shown.
+  ASSERT_TRUE(eventually([&] { return !curl("GET", server.url("/v1/streams/cam1")).json().value("last_error", "").empty(); },
+                         20, std::chrono::milliseconds(100)))
+      << server.log();
   replies.push_back(curl("GET", server.url("/v1/streams/cam1")));
   replies.push_back(curl("GET", server.url("/v1/streams")));
   replies.push_back(curl("GET", server.url("/v1/info")));
@@ -165,8 +206,12 @@ TEST(ServeApi, CredentialsAreNeverShown) {
     EXPECT_EQ(reply.body.find(secret), std::string::npos) << reply.body;
     EXPECT_EQ(reply.headers.find(secret), std::string::npos) << reply.headers;
   }
-  EXPECT_NE(replies[4].json().value("uri", "").find("127.0.0.1:9/stream"), std::string::npos) << replies[4].body;
+  // Masked, not dropped: the user and the address stay, the password is ***.
+  EXPECT_EQ(replies[4].json().value("uri", ""), masked) << replies[4].body;
+  EXPECT_NE(replies[4].json().value("last_error", "").find(masked), std::string::npos) << replies[4].body;
+  EXPECT_EQ(replies[5].json()["streams"][0].value("uri", ""), masked) << replies[5].body;
   EXPECT_EQ(server.log().find(secret), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("admin:***@"), std::string::npos) << server.log();
 }
 
 TEST(ServeApi, InfoAndPipelinesDescribeTheService) {
@@ -281,6 +326,45 @@ TEST(ServeApi, SnapshotIsAJpegOfTheNewestFrame) {
   EXPECT_NE(jpeg.headers.find("image/jpeg"), std::string::npos) << jpeg.headers;
   EXPECT_EQ(curl("GET", server.url("/v1/streams/cam1/snapshot.jpg?node=smooth")).status, 200);
   expect_error(curl("GET", server.url("/v1/streams/cam1/snapshot.jpg?node=nosuch")), 404, "nosuch");
+
+  // The newest frame: one the stream had not written yet when it was asked for, and a later
+  // snapshot is of a later frame (never one kept from before).
+  const auto sequence_of = [](const HttpReply& reply) {
+    const auto header = reply.header("X-Frame-Sequence");
+    return header ? std::stoll(*header) : -1LL;
+  };
+  const long long written_before = curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL);
+  const auto first = curl("GET", server.url("/v1/streams/cam1/snapshot.jpg"));
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_GE(sequence_of(first), written_before) << first.headers;
+  const long long written_between = curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL);
+  ASSERT_TRUE(eventually([&] {
+    return curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL) > written_between;
+  }, 10)) << server.log();
+  const auto second = curl("GET", server.url("/v1/streams/cam1/snapshot.jpg"));
+  ASSERT_EQ(second.status, 200) << second.body;
+  EXPECT_GT(sequence_of(second), sequence_of(first)) << first.headers << second.headers;
+  EXPECT_GE(sequence_of(second), written_between) << second.headers;
+}
+
+// No frame yet (its camera accepted the connection and says nothing, so the stream is still
+// starting): 503 saying so, once the wait for a next frame (3 s) is over. A stream that is
+// not running (a file input that finished): 409 with its state.
+TEST(ServeApi, SnapshotIs503BeforeAFirstFrameAnd409OnceNotRunning) {
+  SilentServer camera;
+  ServeProcess server("snapshot-states");
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "mute", {{"uri", "rtsp://127.0.0.1:" + std::to_string(camera.port()) + "/live"}}).status,
+            201);
+  ASSERT_TRUE(camera.connected_within(20)) << server.log();
+  expect_error(curl("GET", server.url("/v1/streams/mute/snapshot.jpg")), 503, "stream mute: no frame");
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/mute")).json().value("state", ""), "starting");
+
+  ASSERT_EQ(put_stream(server, "clip", {{"uri", "testsrc://64x48@30?frames=5"}}).status, 201);
+  ASSERT_TRUE(eventually([&] { return curl("GET", server.url("/v1/streams/clip")).json().value("state", "") == "finished"; },
+                         20, std::chrono::milliseconds(100)))
+      << server.log();
+  expect_error(curl("GET", server.url("/v1/streams/clip/snapshot.jpg")), 409, "is not running (finished)");
 }
 
 }  // namespace

@@ -215,7 +215,8 @@ class TrickleFlood {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
       }
     });
-    while (!opened_) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Bounded: a flood that cannot open its connections fails the test rather than hangs it.
+    if (!eventually([this] { return opened_.load(); }, 30)) ADD_FAILURE() << "the flood opened no connections";
   }
   ~TrickleFlood() {
     done_ = true;

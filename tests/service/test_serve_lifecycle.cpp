@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/e2e/fifo_waits.hpp"
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
 #include "tests/time_bound.hpp"
@@ -66,21 +67,16 @@ TEST(ServeLifecycle, ReadyIsNotAboutCameras) {
   ASSERT_SERVING(server);
   // A camera that cannot be reached does not make the service unready.
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/dead"), R"({"uri": "rtsp://127.0.0.1:9/none"})").status, 201);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // First see it down (its camera refused: failed, or waiting to be started again), then ask.
+  json dead;
+  ASSERT_TRUE(eventually([&] {
+    dead = curl("GET", server.url("/v1/streams/dead")).json();
+    const std::string state = dead.value("state", "");
+    return (state == "reconnecting" || state == "failed") && !dead.value("last_error", "").empty();
+  }, 20, std::chrono::milliseconds(100)))
+      << dead.dump() << "\n" << server.log();
   EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
   EXPECT_EQ(curl("GET", server.url("/livez")).status, 200);
-}
-
-// True when a thread of process `pid` waits in the kernel for the other end of a FIFO
-// (opening a FIFO to write blocks in wait_for_partner until a reader opens it).
-bool waits_on_a_fifo(int pid) {
-  std::error_code error;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
-    std::ifstream wchan(task.path() / "wchan");
-    std::string where;
-    if (wchan >> where && where == "wait_for_partner") return true;
-  }
-  return false;
 }
 
 // A stream that cannot finish: its output is a FIFO nobody reads, so opening it blocks and

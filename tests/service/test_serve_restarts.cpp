@@ -166,12 +166,12 @@ TEST(ServeStreamsRestarted, TheWaitsGrowFromRestartWaitToRestartWaitMax) {
   EXPECT_NE(server.log().find("starting it again in 0.2 s (restart 1)"), std::string::npos) << server.log();
 
   // A longest wait shorter than the first is a usage error.
-  const auto bad = run_framepipe([&] {
+  const auto bad = run_framepipe_with_timeout([&] {
     auto args = std::vector<std::string>{"serve"};
     for (const auto& file : write_templates(server.dir(), {{"camera", kCameraTemplate}})) args.push_back(file);
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--restart-wait", "10", "--restart-wait-max", "5"});
     return args;
-  }(), server.dir());
+  }(), server.dir(), static_cast<int>(time_bound(30)));  // a serve that took them would run on: bounded
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--restart-wait-max 5: must be at least --restart-wait (10)"), std::string::npos)
       << bad.output;

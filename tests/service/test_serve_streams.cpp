@@ -131,7 +131,12 @@ TEST(ServeStreams, SigtermIsNotReadyAtOnceAndLeavesPlayableFiles) {
   HttpReply readyz = curl("GET", server.url("/readyz"), {}, 2);
   while (readyz.status == 200 && std::chrono::steady_clock::now() - signalled < std::chrono::milliseconds(500))
     readyz = curl("GET", server.url("/readyz"), {}, 2);
-  EXPECT_TRUE(readyz.status == 503 || readyz.status == 0) << readyz.status << " " << readyz.body;
+  // No answer counts only when the server has already ended (its drain done): a listener
+  // that closed while the streams still finalize is the failure this looks for.
+  if (readyz.status == 0)
+    EXPECT_FALSE(server.process().alive()) << "no answer from /readyz while still running: " << readyz.curl_error;
+  else
+    EXPECT_EQ(readyz.status, 503) << readyz.body;
   const auto [code, seconds] = server.process().wait(time_bound(25));
   EXPECT_EQ(code, 0) << server.log();
   EXPECT_LT(seconds, 20.0 + 1) << "past --drain-timeout 20\n" << server.log();
@@ -153,13 +158,18 @@ TEST(ServeStreams, TwoHundredAddRemoveCyclesLeaveFourStreamsAloneAndMemoryFlat) 
     ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/" + name), stream_body("testsrc://64x48@30?frames=0")).status,
               201);
   for (const auto& name : steady) ASSERT_TRUE(has_frames(server, name)) << server.log();
-  std::map<std::string, long long> frames_before;
-  for (const auto& name : steady) frames_before[name] = stream(server, name).value("frames", 0LL);
+  std::map<std::string, json> before;
+  for (const auto& name : steady) before[name] = stream(server, name);
 
   // Warm-up: the allocator's per-thread arenas fill up over the first ~100 to 250 streams
   // (measured: 69 MB after 20 cycles, 77 after 100, 83 after 280, then flat up to 600);
-  // then 200 cycles are measured.
-  constexpr int kWarmUp = 100;
+  // then 200 cycles are measured. The warm figure is taken past that growth (after 300),
+  // so that the margin below is for a leak, not for the arenas' last few MB.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  constexpr int kWarmUp = 300;
+#else
+  constexpr int kWarmUp = 100;  // RSS is not compared there (below): no need to wait it out
+#endif
   constexpr int kCycles = kWarmUp + 200;
   long long warm_rss = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -186,10 +196,19 @@ TEST(ServeStreams, TwoHundredAddRemoveCyclesLeaveFourStreamsAloneAndMemoryFlat) 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& name : steady) {
     const json s = stream(server, name);
+    // The same run all along: never restarted, stopped or reconnected by the others' churn.
     EXPECT_EQ(s.value("state", ""), "running") << name;
-    EXPECT_EQ(s.value("dropped", -1LL), 0) << name << ": " << s.dump();
-    // At 30 fps, at least half of it over the cycles.
-    EXPECT_GT(static_cast<double>(s.value("frames", 0LL) - frames_before[name]), 15 * seconds) << name << " " << seconds;
+    EXPECT_EQ(s.value("since", ""), before[name].value("since", "")) << name << " was restarted";
+    EXPECT_EQ(s.value("reconnects", -1LL), 0) << name;
+    EXPECT_EQ(s.value("outputs", json()), before[name].value("outputs", json())) << name;
+    // Kept up with its camera: at 30 fps, at least half of it over the cycles (a slow build
+    // less: time_bound), and drops — the sign of a stream held up — at most 2% of its frames
+    // (a loaded 2-core machine may hold any thread up for a moment; a lock held across a
+    // change, or a stream restarted, loses far more).
+    const long long frames = s.value("frames", 0LL) - before[name].value("frames", 0LL);
+    const long long dropped = s.value("dropped", 0LL) - before[name].value("dropped", 0LL);
+    EXPECT_GT(static_cast<double>(frames), 15 * seconds / time_bound(1)) << name << " " << seconds << " s";
+    EXPECT_LE(static_cast<double>(dropped), 0.02 * static_cast<double>(frames + dropped)) << name << ": " << s.dump();
   }
   ASSERT_GT(warm_rss, 0);
   // Flat: within 10% (and 8 MiB, the allocator's arenas rounding) of the warm figure. Not
