@@ -1,16 +1,12 @@
 #include "pipeline/stream_state_file.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/unique_fd.hpp"
+#include "core/small_file.hpp"
 #include "pipeline/config_error.hpp"
 #include "pipeline/private_file.hpp"
 
@@ -22,6 +18,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 constexpr int kVersion = 1;
+// Far beyond what serve writes (a few hundred bytes a stream): a bound on what is read, not
+// a limit on the streams.
+constexpr std::size_t kMaxStateBytes = 256u << 20;
 
 // A state file that cannot be read is a configuration error (exit 2), as a stream list or a
 // token file that cannot be: the service refuses to start rather than run without its streams.
@@ -86,29 +85,19 @@ std::vector<SavedStream> streams_of(const json& document, const fs::path& file) 
 }  // namespace
 
 std::vector<SavedStream> read_stream_state(const fs::path& file) {
-  // O_NOFOLLOW: the state is replaced by rename, which replaces a link and not its target,
-  // so a state path that is a link would be read from one file and written to another.
-  // O_NONBLOCK: a FIFO in its place would otherwise hold the start until a writer came.
-  const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) {
-    if (errno == ENOENT) return {};
-    if (errno == ELOOP)
+  // A link is refused: the state is replaced by rename, which replaces a link and not its
+  // target, so a state path that is a link would be read from one file and written to
+  // another. Never blocking: a FIFO in its place would otherwise hold the start until a
+  // writer came.
+  std::string text;
+  try {
+    text = read_small_file(file, kMaxStateBytes, SmallFileLinks::Refuse);
+  } catch (const SmallFileError& e) {
+    if (e.code() == ENOENT) return {};
+    if (e.code() == ELOOP)
       fail(file, "is a symbolic link: give the path of the file itself (the state is replaced by renaming a new "
                  "file over it, which would replace the link, not the file it points to)");
-    fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) fail(file, "not a regular file (a directory)");
-  if (!S_ISREG(st.st_mode)) fail(file, "not a regular file (a FIFO or a device is never read)");
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(file, fmt::format("cannot read: {}", std::strerror(errno)));
-    if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
+    fail(file, e.code() != 0 ? fmt::format("cannot read: {}", e.what()) : std::string(e.what()));
   }
   json document;
   try {
