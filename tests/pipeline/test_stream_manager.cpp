@@ -79,15 +79,6 @@ class StreamManagerTest : public ::testing::Test {
 
   fs::path output(const std::string& name) const { return dir_ / "outputs" / (name + ".mp4"); }
 
-  // Frames of a video file, or 0 when it does not open (not there, or not finalized yet).
-  static long long playable_frames(const fs::path& video) {
-    try {
-      return test::count_frames(video);
-    } catch (const std::exception&) {
-      return 0;
-    }
-  }
-
   TempDir dir_;
   StreamManagerOptions options_;
 };
@@ -136,7 +127,7 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
   // An MP4 opens only once finalized (its index is written last): the first run's is, and
   // it is of the first spec's size.
-  EXPECT_TRUE(eventually([&] { return playable_frames(output("cam1")) > 0; }, 10)) << "the replaced run was not finalized";
+  EXPECT_TRUE(eventually([&] { return test::playable_frames(output("cam1")) > 0; }, 10)) << "the replaced run was not finalized";
   EXPECT_EQ(test::video_size(output("cam1")), std::make_pair(64, 48));
   EXPECT_TRUE(eventually([&] { return manager.get("cam2")->frames > cam2_before + 5; }, 5));
   EXPECT_EQ(manager.get("cam2")->state, StreamState::Running);
@@ -147,7 +138,7 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_TRUE(manager.remove("cam1"));
   EXPECT_FALSE(manager.remove("nope"));
   ASSERT_TRUE(eventually([&] { return !manager.get("cam1"); }, 10));
-  EXPECT_GT(playable_frames(output("cam1.1")), 0);
+  EXPECT_GT(test::playable_frames(output("cam1.1")), 0);
   EXPECT_EQ(test::video_size(output("cam1.1")), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
   EXPECT_EQ(manager.list().size(), 1u);
   EXPECT_EQ(manager.get("cam2")->dropped, 0);

@@ -22,15 +22,6 @@ using nlohmann::json;
 
 const std::string kEndless = "testsrc://64x48@30?frames=0";
 
-// Frames of a video file, or 0 when it does not open (not there, or not finalized yet).
-long long playable_frames(const std::filesystem::path& video) {
-  try {
-    return count_frames(video);
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 HttpReply put_stream(const ServeProcess& server, const std::string& name, const json& body) {
   return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
 }

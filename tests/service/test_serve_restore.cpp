@@ -14,6 +14,7 @@
 
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
+#include "tests/service/state_files.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {
@@ -25,30 +26,6 @@ using nlohmann::json;
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
 constexpr const char* kUri = "testsrc://64x48@30?frames=0";
-
-json saved(const std::string& name, const std::string& uri, const std::string& source) {
-  return {{"name", name}, {"pipeline", "smooth"}, {"uri", uri},     {"set", json::object()},
-          {"decode", json::object()}, {"source", source}, {"finished", false}};
-}
-
-void write_state(const fs::path& file, const json& streams) {
-  std::ofstream(file) << json{{"version", 1}, {"streams", streams}}.dump(2);
-}
-
-json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), nullptr, false);
-}
-
-std::vector<std::string> saved_names(const fs::path& file) {
-  std::vector<std::string> names;
-  const json state = read_json(file);
-  if (!state.is_object()) return names;
-  for (const auto& s : state.value("streams", json::array())) names.push_back(s.value("name", ""));
-  return names;
-}
 
 // name -> the stream as GET /v1/streams shows it.
 std::map<std::string, json> streams_of(const ServeProcess& server) {
@@ -69,8 +46,8 @@ bool running(const ServeProcess& server, const std::string& name) {
 TEST(ServeRestore, ANameListedTwiceRestoresTheFirstAndSaysSo) {
   TempDir state_dir("state-restore-twice");
   const fs::path state = state_dir / "state.json";
-  write_state(state, json::array({saved("cam1", kUri, "api"), saved("cam2", kUri, "api"),
-                                  saved("cam1", std::string(kUri) + "&noise=9", "api")}));
+  write_state(state, json::array({saved_stream("cam1", "smooth", kUri, "api"), saved_stream("cam2", "smooth", kUri, "api"),
+                                  saved_stream("cam1", "smooth", std::string(kUri) + "&noise=9", "api")}));
   ServeProcess server("restore-twice", {.extra_args = {"--state", state.string()}});
   ASSERT_SERVING(server);
   const auto streams = streams_of(server);
@@ -92,7 +69,7 @@ TEST(ServeRestore, ANameListedTwiceRestoresTheFirstAndSaysSo) {
 TEST(ServeRestore, ListStreamsWithoutAStreamListAreDropped) {
   TempDir state_dir("state-restore-orphans");
   const fs::path state = state_dir / "state.json";
-  write_state(state, json::array({saved("door", kUri, "api"), saved("yard", kUri, "list"), saved("gate", kUri, "list")}));
+  write_state(state, json::array({saved_stream("door", "smooth", kUri, "api"), saved_stream("yard", "smooth", kUri, "list"), saved_stream("gate", "smooth", kUri, "list")}));
   ServeProcess server("restore-orphans", {.extra_args = {"--state", state.string()}});
   ASSERT_SERVING(server);
   const auto streams = streams_of(server);
@@ -124,7 +101,7 @@ TEST(ServeRestore, LivezAnswersWhileTheStreamsAreRestoredAndReadyzOnceTheyAre) {
   const fs::path state = state_dir / "state.json";
   const int kStreams = time_bound(1) > 1 ? 500 : 2000;
   json streams = json::array();
-  for (int i = 0; i < kStreams; ++i) streams.push_back(saved("cam" + std::to_string(i), kUri, "api"));
+  for (int i = 0; i < kStreams; ++i) streams.push_back(saved_stream("cam" + std::to_string(i), "smooth", kUri, "api"));
   write_state(state, streams);
   ServeProcess server("restore-many", {.extra_args = {"--state", state.string(), "--max-streams", "1"},
                                        .wait_ready = false});

@@ -12,6 +12,7 @@
 
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
+#include "tests/service/state_files.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {
@@ -23,26 +24,6 @@ using nlohmann::json;
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
 constexpr const char* kUri = "testsrc://64x48@30?frames=0";
-
-json saved(const std::string& name, const std::string& pipeline, const json& sets = json::object()) {
-  return {{"name", name}, {"pipeline", pipeline}, {"uri", kUri}, {"set", sets}, {"decode", json::object()},
-          {"source", "api"}, {"finished", false}};
-}
-
-void write_state(const fs::path& file, const json& streams) {
-  std::ofstream(file) << json{{"version", 1}, {"streams", streams}}.dump(2);
-}
-
-std::vector<std::string> saved_names(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const json state = json::parse(text.str(), nullptr, false);
-  std::vector<std::string> names;
-  if (!state.is_object()) return names;
-  for (const auto& s : state.value("streams", json::array())) names.push_back(s.value("name", ""));
-  return names;
-}
 
 json stream(const ServeProcess& server, const std::string& name) {
   return curl("GET", server.url("/v1/streams/" + name)).json();
@@ -82,9 +63,9 @@ stages:
 TEST(ServeRestoreEdits, AStreamItsTemplateNoLongerTakesIsFailedAndTheOthersRun) {
   TempDir state_dir("state-restore-edited");
   const fs::path state = state_dir / "state.json";
-  write_state(state, json::array({saved("plain", "smooth"), saved("renamed", "smooth", {{"smooth.radius", "2"}}),
-                                  saved("retyped", "thin", {{"smooth.radius", "2"}}), saved("orphan", "gone"),
-                                  saved("plain2", "thin")}));
+  write_state(state, json::array({saved_stream("plain", "smooth", kUri), saved_stream("renamed", "smooth", kUri, "api", {{"smooth.radius", "2"}}),
+                                  saved_stream("retyped", "thin", kUri, "api", {{"smooth.radius", "2"}}), saved_stream("orphan", "gone", kUri),
+                                  saved_stream("plain2", "thin", kUri)}));
   ServeProcess server("restore-edited", {.templates = {{"smooth", kRenamedStage}, {"thin", kOtherStageType}},
                                          .extra_args = {"--state", state.string()}});
   ASSERT_SERVING(server);
@@ -117,7 +98,7 @@ TEST(ServeRestoreEdits, AStreamItsTemplateNoLongerTakesIsFailedAndTheOthersRun) 
 TEST(ServeRestoreEdits, StreamsBeyondALowerMaxStreamsAreFailedSayingSoAndKept) {
   TempDir state_dir("state-restore-cap");
   const fs::path state = state_dir / "state.json";
-  write_state(state, json::array({saved("cam0", "smooth"), saved("cam1", "smooth"), saved("cam2", "smooth")}));
+  write_state(state, json::array({saved_stream("cam0", "smooth", kUri), saved_stream("cam1", "smooth", kUri), saved_stream("cam2", "smooth", kUri)}));
   ServeProcess server("restore-cap", {.extra_args = {"--state", state.string(), "--max-streams", "1"}});
   ASSERT_SERVING(server);
   EXPECT_TRUE(eventually([&] { return state_of(server, "cam0") == "running"; }, 20)) << server.log();
