@@ -1,5 +1,5 @@
 // The network inputs `framepipe serve` lets a client name, each with the FFmpeg protocols it
-// needs beneath it: one table for both what the service accepts (pipeline/stream_template)
+// needs beneath it: one table for both what the service accepts (pipeline/streams/template)
 // and the protocol_whitelist FFmpeg gets when it opens such an input for the service, which
 // also binds every URL a demuxer opens on its own (HLS segments and keys, RTSP's RTP) and
 // keeps `file` (and subfile, concat, pipe, data...) out of them.

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/stream_list_sync.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "service/http_server.hpp"
 #include "service/service_context.hpp"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "media/stream_uri.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "service/bearer_token.hpp"
 #include "service/json_response.hpp"
 #include "service/request_framing.hpp"

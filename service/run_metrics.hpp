@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/run_monitor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
 #include "service/metrics.hpp"
 #include "service/metrics_server.hpp"
 

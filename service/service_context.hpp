@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/stream_list_sync.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/streams/manager.hpp"
 
 namespace fp::service {
 

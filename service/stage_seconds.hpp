@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/streams/manager.hpp"
 
 namespace fp::service {
 

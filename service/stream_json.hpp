@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pipeline/stream_list_sync.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/streams/manager.hpp"
 
 namespace fp::service {
 

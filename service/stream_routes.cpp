@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pipeline/stream_template.hpp"
+#include "pipeline/streams/template.hpp"
 #include "service/json_response.hpp"
 #include "service/snapshot_jpeg.hpp"
 #include "service/stream_json.hpp"

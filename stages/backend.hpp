@@ -5,7 +5,7 @@
 //
 // In a build without CUDA, FP_CUDA_ONLY(call) names `call` only inside decltype (so nothing
 // links against the CUDA backend, which is not built) and throws if it is ever reached: a
-// CUDA device cannot be chosen there (pipeline/device refuses it first).
+// CUDA device cannot be chosen there (pipeline/engine/device refuses it first).
 #pragma once
 
 #include <stdexcept>
@@ -23,8 +23,10 @@ template <class T>
 
 #ifdef FRAMEPIPE_WITH_CUDA
 #define FP_CUDA_ONLY(call) (call)
+inline constexpr bool kCudaBackendBuilt = true;
 #else
 #define FP_CUDA_ONLY(call) (::fp::no_cuda_backend<decltype(call)>())
+inline constexpr bool kCudaBackendBuilt = false;
 #endif
 
 // The frames a stage's op is made for: the stage's input size, its slots, its device.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 
 namespace fp::test {
 

@@ -1,8 +1,8 @@
 // ConfigIssue formatting and the "did you mean" helper.
 #include <gtest/gtest.h>
 
-#include "pipeline/config_error.hpp"
-#include "pipeline/config_suggest.hpp"
+#include "pipeline/config/suggest.hpp"
+#include "pipeline/definition/config_error.hpp"
 
 namespace fp {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "config_test_util.hpp"
-#include "pipeline/file_clashes.hpp"
+#include "pipeline/definition/file_clashes.hpp"
 
 namespace fp::test {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "config_test_util.hpp"
-#include "pipeline/config_input_files.hpp"
+#include "pipeline/config/input_files.hpp"
 
 namespace fp::test {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config_test_util.hpp"
-#include "pipeline/streams.hpp"
+#include "pipeline/definition/stream_pipeline.hpp"
 
 namespace fp {
 namespace {

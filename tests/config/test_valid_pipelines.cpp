@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config_test_util.hpp"
-#include "pipeline/config_device.hpp"
+#include "pipeline/definition/device_names.hpp"
 #include "stages/registry.hpp"
 
 namespace fp {

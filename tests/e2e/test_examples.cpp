@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 #include "stages/registry.hpp"
 #include "tests/e2e/cli_runner.hpp"
 

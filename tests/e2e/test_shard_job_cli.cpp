@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "pipeline/shard.hpp"
+#include "pipeline/stream_list/shard.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/time_bound.hpp"
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/stream_template.hpp"
+#include "pipeline/streams/template.hpp"
 #include "service/http_server.hpp"
 #include "service/json_response.hpp"
 #include "service/stream_json.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 #include "tests/fuzz/pipeline_fuzz_input.hpp"
 #include "tests/fuzz/pipeline_invariants.hpp"

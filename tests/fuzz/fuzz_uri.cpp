@@ -17,9 +17,9 @@
 #include "media/output_target.hpp"
 #include "media/probe.hpp"
 #include "media/testsrc_uri.hpp"
-#include "pipeline/config_device.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/device.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/definition/device_names.hpp"
+#include "pipeline/engine/device.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 #include "tests/fuzz/pipeline_invariants.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 
 namespace fp::fuzz {
 

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "pipeline/graph.hpp"
+#include "pipeline/definition/graph.hpp"
 #include "stages/registry.hpp"
 
 namespace fp::fuzz {

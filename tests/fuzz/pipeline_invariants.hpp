@@ -5,8 +5,8 @@
 // the GoogleTest that replays their regressions in the normal suite.
 #pragma once
 
-#include "pipeline/config_error.hpp"
-#include "pipeline/pipeline_definition.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/definition/pipeline_definition.hpp"
 
 #include <string>
 

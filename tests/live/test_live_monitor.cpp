@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "pipeline/run_monitor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
 #include "tests/live/rtsp_server.hpp"
 #include "tests/pipeline/background_pipeline.hpp"
 #include "tests/time_bound.hpp"

@@ -10,9 +10,9 @@
 #include <string>
 #include <thread>
 
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
-#include "pipeline/run_monitor.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {

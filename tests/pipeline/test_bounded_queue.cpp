@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "pipeline/bounded_queue.hpp"
+#include "pipeline/engine/bounded_queue.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp {

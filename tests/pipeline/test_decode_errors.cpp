@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/run_stats.hpp"
+#include "pipeline/engine/run_stats.hpp"
 #include "stages/decode_error_log.hpp"
 
 namespace fp {

@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "media/frame_source.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
-#include "pipeline/pacer.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
+#include "pipeline/engine/pacer.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {

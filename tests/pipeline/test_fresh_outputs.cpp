@@ -1,11 +1,11 @@
-// pipeline/fresh_outputs.hpp: a served stream writes beside the files it finds, with the first
+// pipeline/streams/fresh_outputs.hpp: a served stream writes beside the files it finds, with the first
 // free suffix, and says so everywhere the path appears (the stage, the file uses, the outputs).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "pipeline/fresh_outputs.hpp"
+#include "pipeline/streams/fresh_outputs.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace fp {

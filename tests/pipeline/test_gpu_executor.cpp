@@ -12,8 +12,8 @@
 
 #include "cuda/spin.hpp"
 #include "media/frame_source.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
 #include "stages/stage.hpp"
 #include "tests/cuda/gpu_test.hpp"
 
@@ -190,7 +190,7 @@ stages:
     expect_same_frames(name, kFrames, 0, 0.0);
 }
 
-// The host side of a frame (pipeline/host_copies): chroma that no stage changed neither
+// The host side of a frame (pipeline/engine/host_copies): chroma that no stage changed neither
 // goes up nor comes down (the sinks take the decoded frame's), thinning's neutral chroma is
 // made on the host, and the two sinks of one node share one download — the outputs still
 // the CPU's, byte for byte. 96x64: luma 6144 bytes a frame.

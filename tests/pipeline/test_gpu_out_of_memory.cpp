@@ -12,8 +12,8 @@
 
 #include "cuda/device_image.hpp"
 #include "media/frame_source.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
 #include "tests/cuda/gpu_test.hpp"
 
 namespace fp::test {

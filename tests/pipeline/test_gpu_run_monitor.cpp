@@ -15,7 +15,7 @@
 #include "cpu/mean_smooth.hpp"
 #include "cuda/spin.hpp"
 #include "media/frame_source.hpp"
-#include "pipeline/run_monitor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
 #include "tests/cuda/gpu_test.hpp"
 #include "tests/pipeline/background_pipeline.hpp"
 

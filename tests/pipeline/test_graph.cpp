@@ -3,8 +3,8 @@
 
 #include <stdexcept>
 
-#include "pipeline/config_loader.hpp"
-#include "pipeline/graph.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/definition/graph.hpp"
 
 namespace fp {
 namespace {

@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "core/frame_pool.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/graph.hpp"
-#include "pipeline/host_copies.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/definition/graph.hpp"
+#include "pipeline/engine/host_copies.hpp"
 
 namespace fp::test {
 namespace {

@@ -16,8 +16,8 @@
 
 #include "cuda/spin.hpp"
 #include "media/frame_source.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
 #include "stages/stage.hpp"
 #include "tests/cuda/gpu_test.hpp"
 #include "tests/media/media_test_util.hpp"

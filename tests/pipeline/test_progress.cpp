@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "pipeline/progress.hpp"
+#include "pipeline/engine/progress.hpp"
 
 namespace fp {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "pipeline/restart_backoff.hpp"
+#include "pipeline/streams/restart_backoff.hpp"
 
 namespace fp {
 namespace {

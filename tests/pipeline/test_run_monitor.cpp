@@ -18,9 +18,9 @@
 
 #include "cpu/mean_smooth.hpp"
 #include "media/frame_source.hpp"
-#include "pipeline/config_loader.hpp"
-#include "pipeline/executor.hpp"
-#include "pipeline/run_monitor.hpp"
+#include "pipeline/config/loader.hpp"
+#include "pipeline/engine/executor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
 #include "tests/e2e/silent_server.hpp"
 #include "tests/pipeline/background_pipeline.hpp"
 #include "tests/time_bound.hpp"

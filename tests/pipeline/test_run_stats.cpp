@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/run_stats.hpp"
+#include "pipeline/engine/run_stats.hpp"
 
 namespace fp {
 namespace {

@@ -1,5 +1,5 @@
-// Rendezvous placement of streams over processes (pipeline/shard.hpp).
-#include "pipeline/shard.hpp"
+// Rendezvous placement of streams over processes (pipeline/stream_list/shard.hpp).
+#include "pipeline/stream_list/shard.hpp"
 
 #include <gtest/gtest.h>
 

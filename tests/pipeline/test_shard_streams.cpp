@@ -1,7 +1,7 @@
-// `framepipe run --shard I/N` (pipeline/shard_streams.hpp): of a run's streams, exactly those
+// `framepipe run --shard I/N` (pipeline/stream_list/shard_streams.hpp): of a run's streams, exactly those
 // whose rendezvous owner is I are kept, in their order, so that N runs over one list run each
 // input once; a run on one input is sharded by its file's stem.
-#include "pipeline/shard_streams.hpp"
+#include "pipeline/stream_list/shard_streams.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 
 namespace fp {
 namespace {

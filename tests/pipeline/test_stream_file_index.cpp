@@ -1,7 +1,7 @@
 // StreamFileIndex: every clash check_file_clashes finds between two streams is found through
 // the index (a path, a hard link, a symlink, an HLS playlist and its segments), readers of
 // one file never clash, and a run taken out is forgotten.
-#include "pipeline/stream_file_index.hpp"
+#include "pipeline/streams/file_index.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <thread>
 
-#include "pipeline/config_error.hpp"
-#include "pipeline/stream_jobs.hpp"
-#include "pipeline/stream_limiter.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/streams/jobs.hpp"
+#include "pipeline/streams/limiter.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp {

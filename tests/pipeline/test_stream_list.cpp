@@ -13,10 +13,10 @@
 #include <map>
 #include <thread>
 
-#include "pipeline/shard.hpp"
-#include "pipeline/stream_list.hpp"
-#include "pipeline/stream_list_sync.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/stream_list/list.hpp"
+#include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/stream_list/shard.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/time_bound.hpp"
 
@@ -134,7 +134,6 @@ stages:
   - {id: smooth, type: mean_smooth, radius: 1}
   - {id: hist, type: luma_histogram, output: '{stream}-hist.jsonl'}
 )";
-
 
 class StreamListSyncTest : public ::testing::Test {
  protected:

@@ -17,8 +17,8 @@
 #include <set>
 #include <thread>
 
-#include "pipeline/stream_manager.hpp"
-#include "pipeline/stream_state_file.hpp"
+#include "pipeline/streams/manager.hpp"
+#include "pipeline/streams/state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/e2e/fifo_waits.hpp"
 #include "tests/e2e/video_size.hpp"
@@ -40,7 +40,6 @@ stages:
   - {id: out, type: encode, output: '{stream}.mp4', preset: ultrafast}
 )";
 constexpr const char* kEndless = "testsrc://64x48@30?frames=0&noise=5";
-
 
 class StreamManagerTest : public ::testing::Test {
  protected:

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "pipeline/stream_state_file.hpp"
+#include "pipeline/streams/state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace fp {

@@ -8,9 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pipeline/stream_file_index.hpp"
-#include "pipeline/stream_state_file.hpp"
-#include "pipeline/stream_template.hpp"
+#include <nlohmann/json.hpp>
+
+#include "pipeline/config/loader.hpp"
+#include "pipeline/streams/file_index.hpp"
+#include "pipeline/streams/state_file.hpp"
+#include "pipeline/streams/template.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace fp {
@@ -85,6 +88,33 @@ TEST_F(StreamTemplateTest, BadNamesAre400) {
     EXPECT_EQ(refusal(spec(name)).first, 400) << name;
   EXPECT_EQ(refusal(spec(std::string(64, 'a'))).first, 0);
   EXPECT_EQ(refusal(spec("Cam_1.left-2")).first, 0);
+}
+
+// `run` and `serve` name streams by one rule (definition/stream_names.hpp): a name that
+// `inputs: [{name: NAME}]` (and so a list line or a file's stem) takes, PUT
+// /v1/streams/NAME takes, and the reverse. Before, run took any length and serve a leading '.'.
+bool run_takes_name(const std::string& name) {
+  const std::string yaml = "inputs:\n  - {uri: 'testsrc://64x48@30?frames=5', name: " + nlohmann::json(name).dump() +
+                           "}\n  - {uri: 'testsrc://64x48@30?frames=5', name: other}\n"
+                           "stages:\n  - {id: out, type: encode, output: 'out/{stream}.mp4'}\n";
+  try {
+    parse_pipeline(yaml, "names.yaml");
+    return true;
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("name"), std::string::npos) << e.what();  // refused for its name
+    return false;
+  }
+}
+
+TEST_F(StreamTemplateTest, AStreamNameIsValidForServeExactlyWhenItIsForRun) {
+  const std::vector<std::string> names{"cam-1", "Cam_1.left-2", "a", std::string(64, 'a'), std::string(65, 'a'),
+                                       ".hidden", "..", ".", "cam 1", "a/b", "x\ny", "", "caméra", "cam.", "-cam"};
+  for (const std::string& name : names) {
+    const bool serve_takes = refusal(spec(name)).first == 0;
+    EXPECT_EQ(run_takes_name(name), serve_takes) << "'" << name << "': serve " << (serve_takes ? "takes" : "refuses") << " it";
+  }
+  EXPECT_FALSE(run_takes_name(std::string(65, 'a')));
+  EXPECT_EQ(refusal(spec(".hidden")).first, 400);
 }
 
 TEST_F(StreamTemplateTest, AnUnknownTemplateIs422NamingTheKnownOnes) {

@@ -19,7 +19,7 @@
 #include <set>
 #include <thread>
 
-#include "pipeline/shard.hpp"
+#include "pipeline/stream_list/shard.hpp"
 #include "tests/service/curl_client.hpp"
 #include "tests/service/metrics_scrape.hpp"
 #include "tests/service/serve_process.hpp"
@@ -128,7 +128,6 @@ std::string describe(const Streams& streams) {
   for (const auto& [name, s] : streams) text += " " + name + ":" + s.state + (s.last_error.empty() ? "" : "(" + s.last_error + ")");
   return text.empty() ? " (none)" : text;
 }
-
 
 bool all_running(const Streams& streams) {
   for (const auto& [name, s] : streams)

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/config_loader.hpp"
+#include "pipeline/config/loader.hpp"
 
 namespace fp::cli {
 

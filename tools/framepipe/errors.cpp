@@ -6,7 +6,7 @@
 
 #include "media/media_error.hpp"
 #include "media/stream_uri.hpp"
-#include "pipeline/config_error.hpp"
+#include "pipeline/definition/config_error.hpp"
 #include "tools/framepipe/commands.hpp"
 
 namespace fp::cli {

@@ -7,8 +7,8 @@
 #include <atomic>
 
 #include "media/probe.hpp"
-#include "pipeline/config_error.hpp"
-#include "pipeline/device.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/engine/device.hpp"
 #include "stages/registry.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"

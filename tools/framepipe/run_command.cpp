@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "media/output_target.hpp"
-#include "pipeline/config_error.hpp"
-#include "pipeline/device.hpp"
-#include "pipeline/executor.hpp"
-#include "pipeline/file_clashes.hpp"
-#include "pipeline/output_paths.hpp"
-#include "pipeline/shard_streams.hpp"
-#include "pipeline/stream_jobs.hpp"
-#include "pipeline/stream_runner.hpp"
-#include "pipeline/stream_stats.hpp"
-#include "pipeline/streams.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/definition/file_clashes.hpp"
+#include "pipeline/definition/stream_pipeline.hpp"
+#include "pipeline/engine/device.hpp"
+#include "pipeline/engine/executor.hpp"
+#include "pipeline/engine/output_paths.hpp"
+#include "pipeline/stream_list/shard_streams.hpp"
+#include "pipeline/streams/jobs.hpp"
+#include "pipeline/streams/runner.hpp"
+#include "pipeline/streams/stats.hpp"
 #include "service/run_metrics.hpp"
 #include "stages/registry.hpp"
 #include "stages/text_output.hpp"
@@ -40,18 +40,6 @@ std::string describe_pipeline(const PipelineDefinition& definition) {
     text += '\n';
   }
   return text;
-}
-
-// A file sent to a receiver goes at its frame rate, as `ffmpeg -re` would send it: a player
-// at the other end shows frames as they come, and a burst would overflow its buffers.
-bool streams_to_network(const PipelineDefinition& definition) {
-  for (const auto& stage : definition.stages) {
-    const StageSpec* spec = find_stage(stage.type);
-    if (spec == nullptr) continue;
-    for (const auto& param : spec->params)
-      if (param.type == ParamType::Path && is_network_output(stage.params.text(param.name))) return true;
-  }
-  return false;
 }
 
 // --metrics: /metrics for this run, listening before any stream starts (a taken port fails
@@ -225,7 +213,7 @@ int run_command(const RunArguments& args) {
 
   RunOptions options;
   options.max_frames = args.frames;
-  options.realtime = args.realtime || definition.realtime.value_or(streams_to_network(definition));
+  options.realtime = args.realtime || runs_in_realtime(definition);
   options.drop = definition.drop;
   options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));

@@ -19,12 +19,12 @@
 #include <thread>
 #include <vector>
 
-#include "pipeline/config_error.hpp"
-#include "pipeline/device.hpp"
-#include "pipeline/shard.hpp"
-#include "pipeline/stream_list.hpp"
-#include "pipeline/stream_list_sync.hpp"
-#include "pipeline/stream_manager.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/engine/device.hpp"
+#include "pipeline/stream_list/list.hpp"
+#include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/stream_list/shard.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"
 #include "service/listen_address.hpp"

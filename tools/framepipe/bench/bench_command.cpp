@@ -19,7 +19,7 @@
 #include "cuda/device_query.hpp"
 #include "cuda/spin.hpp"
 #include "cuda/stream.hpp"
-#include "pipeline/config_error.hpp"
+#include "pipeline/definition/config_error.hpp"
 #include "tools/framepipe/bench/bench_case.hpp"
 #include "tools/framepipe/bench/bench_command.hpp"
 #include "tools/framepipe/bench/ncu_csv.hpp"

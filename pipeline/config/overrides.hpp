@@ -1,0 +1,16 @@
+// Command-line overrides (-i, -o, --device, --set) applied to the pipeline as read, before
+// any value is checked: an overriding value gets exactly the checks of one in the file,
+// and its problems are reported under the option ("command line: --set denoise.h: ...").
+#pragma once
+
+#include <vector>
+
+#include "pipeline/config/command_line.hpp"
+#include "pipeline/config/raw.hpp"
+
+namespace fp {
+
+// Order: -i, -o, --device, then each --set in turn, so a later --set wins over all.
+void apply_overrides(RawPipeline& raw, const ConfigOverrides& overrides, std::vector<ConfigIssue>& issues);
+
+}  // namespace fp

@@ -1,0 +1,28 @@
+#include "pipeline/definition/stream_pipeline.hpp"
+
+#include "pipeline/definition/stream_names.hpp"
+#include "stages/registry.hpp"
+
+namespace fp {
+
+PipelineDefinition stream_pipeline(const PipelineDefinition& definition, std::size_t index) {
+  PipelineDefinition one = definition;
+  if (definition.streams.empty()) return one;
+  const StreamDefinition& stream = definition.streams.at(index);
+  one.streams.clear();
+  const bool several = definition.streams.size() > 1;
+  const auto stream_id = [&](const std::string& id) { return several ? stream.name + "/" + id : id; };
+  for (auto& stage : one.stages) {
+    if (stage.id == definition.stream_stage) stage.params = stream.input;
+    if (const StageSpec* spec = find_stage(stage.type))
+      for (const auto& param : spec->params)
+        if (param.type == ParamType::Path && stage.params.has(param.name))
+          stage.params.set(param.name, with_stream_name(stage.params.text(param.name), stream.name));
+    stage.id = stream_id(stage.id);
+    for (auto& input : stage.inputs) input = stream_id(input);
+  }
+  one.stream_stage = stream_id(definition.stream_stage);
+  return one;
+}
+
+}  // namespace fp

@@ -1,0 +1,42 @@
+#include "pipeline/engine/process_node.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace fp {
+
+ProcessNode::ProcessNode(std::size_t index, const GraphNode& graph, std::unique_ptr<Stage> stage)
+    : ProducerNode(index, graph), stage_(std::move(stage)) {}
+
+void ProcessNode::prepare(std::span<const VideoInfo> inputs) { info = process().prepare(inputs); }
+
+void ProcessNode::enqueue(SlotEnqueue& slot) {
+  const auto i = index();
+  std::vector<Frame> inputs;
+  for (int in : graph().inputs) inputs.push_back(slot.work.frames[static_cast<std::size_t>(in)]);
+  const auto t0 = RunClock::now();
+  slot.slots.begin_stage(slot.slot, static_cast<int>(i));
+  slot.work.frames[i] = process().process(inputs, slot.context());
+  slot.slots.end_stage(slot.slot, static_cast<int>(i));
+  timing.enqueue_ms += ms_since(t0);
+  ++timing.frames;
+  check_plane_use(inputs.front(), slot.work.frames[i]);
+  slot.show_if_wanted(i);
+}
+
+// The executor takes a plane declared FirstInput from the first input's host copy, so a
+// stage that declares it and changes the plane would have its change lost: checked on every
+// frame (a pointer compare), it is a bug in the stage, found by any test that runs it.
+void ProcessNode::check_plane_use(const Frame& first, const Frame& out) const {
+  const PlaneUse& use = graph().spec->planes;
+  const bool luma_kept = out.planes[0].data == first.planes[0].data;
+  const bool chroma_kept = out.planes[1].data == first.planes[1].data && out.planes[2].data == first.planes[2].data;
+  if ((use.luma == PlaneOrigin::FirstInput && !luma_kept) || (use.chroma == PlaneOrigin::FirstInput && !chroma_kept))
+    throw std::logic_error(fmt::format("{}: the {} stage replaced a plane it declares passed through (StageSpec::planes)",
+                                       timing.id, timing.type));
+}
+
+}  // namespace fp

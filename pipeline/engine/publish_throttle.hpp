@@ -1,0 +1,24 @@
+// When a thread next publishes to the RunMonitor: each thread keeps its own, so that a frame
+// costs a clock read, and a copy of its counters only every RunMonitor::kPublishInterval.
+#pragma once
+
+#include <chrono>
+
+#include "pipeline/engine/run_monitor.hpp"
+
+namespace fp {
+
+class PublishThrottle {
+ public:
+  bool due() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_) return false;
+    next_ = now + RunMonitor::kPublishInterval;
+    return true;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point next_{};
+};
+
+}  // namespace fp

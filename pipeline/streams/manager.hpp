@@ -1,0 +1,134 @@
+// The streams of a long-running process (`framepipe serve`): each one a pipeline template run
+// on one input, started, replaced and removed at any time without touching the others. One
+// executor (run_pipeline, on its own thread, with its own stop flag and RunMonitor) per
+// stream. The desired state — which streams should exist — is kept apart from what runs, is
+// written to a state file on every change and read back at start, so that a process killed
+// with -9 and started again brings back the same streams.
+//
+// The HTTP layer (service/) is a thin front end over this class: nothing here knows HTTP,
+// but a rejected request says which status it deserves (StreamRejected::status) and its
+// message uses the wording of `framepipe validate`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/frame.hpp"
+#include "pipeline/engine/device.hpp"
+#include "pipeline/engine/input_limits.hpp"
+#include "pipeline/engine/run_options.hpp"
+#include "pipeline/engine/run_stats.hpp"
+#include "pipeline/streams/restart_backoff.hpp"
+#include "pipeline/streams/spec.hpp"
+#include "pipeline/streams/status.hpp"
+
+namespace fp {
+
+struct StreamManagerOptions {
+  std::map<std::string, std::filesystem::path> pipelines;  // template name -> YAML file
+  StreamRoots roots;
+  std::size_t max_streams = 0;      // 0: as many as this machine's memory holds (stream_jobs.hpp)
+  std::vector<Device> devices;      // streams are spread over these
+  RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
+  std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)
+  // A stream list (serve --stream-list) takes over the list streams restored from the state
+  // file. Without one they are dropped at start (logged, the file written again without
+  // them): nothing could ever remove or replace them (restorable_streams.hpp).
+  bool has_stream_list = false;
+  InputLimits input_limits;          // the largest, fastest input a stream may have (none: no limit)
+  // A live stream that fails (API or list, first open or later) is started again after
+  // these waits (serve --restart-wait, --restart-wait-max); a file input that fails stays failed.
+  RestartPolicy restart;
+  // The most streams that may wait for a place (files behind the others, list streams beyond
+  // the cap): a put that would wait beyond it is refused, 503 (serve --max-waiting). 0: no cap.
+  std::size_t max_waiting = 0;
+  // Restore the state file's streams in the constructor, and be ready. Off (serve): the
+  // constructor returns at once, changes are refused (503) and info().ready is false until
+  // restore() and begin_serving(): the listener answers /livez from the first moment.
+  bool restore_at_start = true;
+};
+
+struct ManagerInfo {
+  std::size_t capacity = 0;  // max streams
+  std::map<std::string, int> streams_by_state;
+  bool draining = false;
+  bool ready = false;  // started, device up, not draining
+};
+
+class StreamManager {
+ public:
+  // Reads the state file (when there is one) and starts the streams it lists, but for the
+  // entries restorable_streams() leaves out (logged, and the file written again without
+  // them). Throws std::runtime_error for a template that does not load, or an unreadable
+  // state file.
+  explicit StreamManager(StreamManagerOptions options);
+  // With restore_at_start off: reads the state file and starts its streams (as the
+  // constructor does otherwise); changes are taken from then on. Throws as the constructor.
+  void restore();
+  // From now on info().ready may be true (serve: once the state and the stream list are in force).
+  void begin_serving();
+  // Stops every stream (outputs finalized), as drain() does with no limit.
+  ~StreamManager();
+  StreamManager(const StreamManager&) = delete;
+  StreamManager& operator=(const StreamManager&) = delete;
+
+  enum class PutOutcome { Created, Replaced, Unchanged };
+  // Validates `spec` like `framepipe validate` (template, overrides, paths confined to the
+  // roots), then creates the stream or replaces the one of that name (only it restarts).
+  // A spec equal to the stream's own changes nothing (Unchanged: a retried PUT), unless the
+  // stream failed: then it starts again. A run never truncates a file it finds: an output
+  // already there (an earlier run's) is written beside it (fresh_outputs.hpp).
+  // The desired state is saved first and the change made only once it is on disk: a state
+  // file that cannot be written is StreamRejected 500 with nothing changed. Throws
+  // StreamRejected (409 for a name that another source made). A live input finds no free
+  // place: the API's is refused (503 "capacity"); the list's waits, listed as waiting, until
+  // one frees (the list says it must run: it is reported, not dropped).
+  PutOutcome put(const StreamSpec& spec);
+  // Stops the stream and forgets it: false for an unknown name; StreamRejected 409 when
+  // `by` did not make it, 500 when the state file cannot be written (the stream still runs
+  // and is still in the file). Returns at once; its outputs are finalized on the stream's
+  // own thread (it shows as draining until then).
+  bool remove(const std::string& name, StreamSource by = StreamSource::Api);
+  // Puts and removals checked one by one as put() and remove() check them (each one's
+  // refusal its own), the state file written once for all that were accepted, then made
+  // (a failed write refuses them all, 500, nothing changed): a stream list of thousands is
+  // applied in one write. A name may appear once. put() and remove() are batches of one.
+  std::vector<StreamChangeResult> apply(const std::vector<StreamChange>& changes);
+  // The desired state: every stream's spec (credentials included: never to be shown).
+  std::vector<StreamSpec> specs() const;
+
+  std::vector<StreamStatus> list() const;
+  std::optional<StreamStatus> get(const std::string& name) const;
+  std::vector<std::string> pipelines() const;  // the templates' names
+  ManagerInfo info() const;
+
+  // The next frame of node `node` of stream `name` (empty: the frame its first output
+  // writes) as a host I420 frame. Throws StreamRejected 404 (no such stream or node) or
+  // 409 (not running); nullopt when no frame came within `wait`.
+  std::optional<Frame> frame(const std::string& name, const std::string& node, std::chrono::milliseconds wait);
+
+  // Refuses further puts (503 "draining"), stops every stream and waits until each has
+  // finalized its outputs or `timeout` has passed; true when all ended in time. The
+  // desired state is kept (a restart brings the streams back).
+  bool drain(std::chrono::milliseconds timeout);
+  bool draining() const;
+  // The streams whose run has started and not ended yet: after a drain() that timed out,
+  // the ones that did not finish (a stream that ended by a drain still shows `draining`).
+  std::vector<std::string> unfinished() const;
+  // Every running stream's executor has published within the last few seconds (its graph
+  // thread is alive), and the manager's own supervisor thread too.
+  bool alive() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fp

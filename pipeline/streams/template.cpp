@@ -1,0 +1,297 @@
+#include "pipeline/streams/template.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "media/output_target.hpp"
+#include "media/served_protocols.hpp"
+#include "media/stream_uri.hpp"
+#include "media/testsrc_uri.hpp"
+#include "media/url_protocol.hpp"
+#include "media/v4l2_uri.hpp"
+#include "pipeline/definition/stream_pipeline.hpp"
+#include "pipeline/engine/input_limits.hpp"
+#include "stages/registry.hpp"
+
+namespace fp {
+
+namespace {
+
+namespace fs = std::filesystem;
+using OwnFile = StreamTemplates::OwnFile;
+
+// The path with symlinks resolved as far as it exists, and lexically normal: what the
+// file system will really touch.
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  const fs::path base = ec ? path : absolute;
+  fs::path canonical = fs::weakly_canonical(base, ec);
+  return (ec ? base : canonical).lexically_normal();
+}
+
+bool is_within(const fs::path& path, const fs::path& root) {
+  const fs::path relative = path.lexically_relative(root);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+std::string roots_text(const std::vector<fs::path>& roots) {
+  if (roots.empty()) return "none is allowed (serve --allow-root DIR)";
+  std::vector<std::string> names;
+  for (const auto& root : roots) names.push_back(root.string());
+  return fmt::format("allowed: {}", fmt::join(names, ", "));
+}
+
+// A protocol name from a client's URI, safe to echo: bounded (FFmpeg's own bound is 127).
+std::string printable_protocol(const std::string& name) { return name.size() > 32 ? name.substr(0, 32) + "..." : name; }
+
+std::string joined(const std::vector<std::string>& names) { return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")); }
+
+// Inputs: the served network schemes and testsrc:// anywhere; files and cameras only under
+// an allowed root. What is a file is what FFmpeg will open as one (url_protocol): anything
+// else it would read through a protocol of its own (subfile, concat, cache, pipe, fd...),
+// which opens local files or descriptors by names no root was checked against.
+void confine_input(const std::string& uri, const std::vector<fs::path>& allow_roots) {
+  if (is_testsrc_uri(uri)) return;
+  if (served_protocol_whitelist(uri)) return;
+  const std::string shown = mask_credentials(uri);
+  std::string path;
+  if (is_v4l2_uri(uri)) {
+    try {
+      path = parse_v4l2_uri(uri).device;
+    } catch (const std::invalid_argument& e) {
+      throw StreamRejected(422, fmt::format("input '{}': {}", shown, e.what()));
+    }
+  } else if (const UrlProtocol protocol = url_protocol(uri); protocol.is_file()) {
+    path = file_protocol_path(uri);
+  } else {
+    throw StreamRejected(403, fmt::format("input '{}': not an input this service reads (FFmpeg would open it with its "
+                                          "'{}' protocol): a file or v4l2:// camera under an allowed root, testsrc://, "
+                                          "or one of {}",
+                                          shown, printable_protocol(protocol.name), fmt::join(served_network_schemes(), " ")));
+  }
+  const fs::path real = resolved(path);
+  for (const auto& root : allow_roots)
+    if (is_within(real, root)) return;
+  throw StreamRejected(403, fmt::format("input '{}' is outside the allowed roots ({})", shown, roots_text(allow_roots)));
+}
+
+// 403 for an output that is one of the service's own files, or lies in one's folder: a
+// histogram's CSV over a template or the state file would stop the service at its next
+// start, and a file beside them could be taken for one (the state file's temporaries, a
+// ConfigMap's entries). Folders below theirs are fine: that is where an output root often is.
+void keep_off_own_files(const fs::path& target, const std::string& where, const std::string& shown,
+                        const std::vector<OwnFile>& own_files) {
+  const fs::path real = resolved(target);
+  for (const auto& own : own_files)
+    if (target == own.given || target == own.real || real == own.given || real == own.real)
+      throw StreamRejected(403, fmt::format("{}: '{}' would overwrite the service's {} {}", where, shown, own.what,
+                                            own.real.string()));
+  for (const auto& own : own_files)
+    for (const fs::path& folder : {own.given.parent_path(), own.real.parent_path()})
+      if (target.parent_path() == folder || real.parent_path() == folder)
+        throw StreamRejected(403, fmt::format("{}: '{}' is in the folder of the service's {} {}: outputs go in a "
+                                              "folder of their own",
+                                              where, shown, own.what, own.real.string()));
+}
+
+// 422 for an input whose URI asks for frames larger or faster than the limits; a file's or a
+// camera's real size is checked again when it opens (RunOptions::input_limits).
+void check_input_limits(const std::string& uri, const InputLimits& limits) {
+  std::string problem;
+  if (is_testsrc_uri(uri)) {
+    TestSourceParams params;
+    try {
+      params = parse_testsrc_uri(uri);
+    } catch (const std::exception& e) {
+      throw StreamRejected(422, mask_uris_in_text(e.what()));
+    }
+    // The rate as written (after '@', before '?'), so that the refusal quotes the client.
+    const std::string spec = uri.substr(0, uri.find('?'));
+    const auto at = spec.find('@');
+    problem = input_size_problem(params.width, params.height, limits);
+    if (problem.empty())
+      problem = input_rate_problem(params.fps.value(), at == std::string::npos ? "30" : spec.substr(at + 1), limits);
+  } else if (is_v4l2_uri(uri)) {
+    const V4l2Uri camera = parse_v4l2_uri(uri);  // well formed: confine_input parsed it
+    int width = 0;
+    int height = 0;
+    if (parse_frame_size(camera.size, width, height)) problem = input_size_problem(width, height, limits);
+    if (problem.empty() && !camera.fps.empty()) {
+      const auto slash = camera.fps.find('/');
+      const double fps = slash == std::string::npos
+                             ? std::stod(camera.fps)
+                             : std::stod(camera.fps.substr(0, slash)) / std::stod(camera.fps.substr(slash + 1));
+      problem = input_rate_problem(fps, camera.fps, limits);
+    }
+  }
+  if (!problem.empty()) throw StreamRejected(422, fmt::format("input '{}': {}", mask_credentials(uri), problem));
+}
+
+// An output path relative to the output root, kept inside it (no "..", no symlink out; the
+// stream then creates it beneath the root's directory, PathConfinement) and off the
+// service's own files; network outputs and null as they are. An HLS playlist is refused: its
+// muxer writes, renames and deletes segment files by name, which no open beneath the root
+// can hold to it. Returns what the stream writes.
+std::string confine_output(const std::string& output, const std::string& where, const fs::path& output_root,
+                           const std::vector<OwnFile>& own_files) {
+  if (output.empty() || output == "null") return output;
+  const std::string shown = mask_credentials(output);
+  try {
+    const OutputKind kind = parse_output_target(output).kind;
+    if (is_network_output(kind)) return output;
+    if (kind == OutputKind::Hls)
+      throw StreamRejected(403, fmt::format("{}: '{}': a service stream writes no HLS playlist (its segments are "
+                                            "written and deleted by name); use .mp4, .mkv, .ts or .y4m",
+                                            where, shown));
+  } catch (const std::invalid_argument&) {
+    // Not a media output (luma_histogram's text file): a file like any other.
+  }
+  if (!url_protocol(output).is_file())
+    throw StreamRejected(403, fmt::format("{}: '{}' is no file under the output root", where, shown));
+  const std::string path = file_protocol_path(output);
+  if (path.empty() || fs::path(path).is_absolute())
+    throw StreamRejected(403, fmt::format("{}: '{}' must be a path relative to the output root {}", where, shown,
+                                          output_root.string()));
+  const fs::path target = (output_root / path).lexically_normal();
+  if (!is_within(target, output_root) || !is_within(resolved(target), output_root))
+    throw StreamRejected(403, fmt::format("{}: '{}' leads outside the output root {}", where, shown, output_root.string()));
+  keep_off_own_files(target, where, shown, own_files);
+  return target.string();
+}
+
+std::string first_decode_stage(const PipelineDefinition& definition) {
+  if (!definition.stream_stage.empty()) return definition.stream_stage;
+  for (const auto& stage : definition.stages)
+    if (is_source(stage)) return stage.id;
+  return "";
+}
+
+// Text of a rejected name, safe to echo: printable, bounded.
+std::string printable_name(std::string_view name) {
+  std::string out;
+  for (const char c : name.substr(0, kMaxStreamNameLength + 1))
+    out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '?');
+  return name.size() > kMaxStreamNameLength + 1 ? out + "..." : out;
+}
+
+}  // namespace
+
+void check_stream_name(std::string_view name) {
+  if (!is_valid_stream_name(name))
+    throw StreamRejected(400, fmt::format("stream name '{}': must be {}", printable_name(name), kStreamNameRule));
+}
+
+StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend,
+                                 InputLimits limits)
+    : auto_backend_(std::move(auto_backend)), limits_(limits) {
+  for (auto& root : roots.allow_roots) roots_.allow_roots.push_back(resolved(root));
+  roots_.output_root = resolved(roots.output_root.empty() ? fs::current_path() : roots.output_root);
+  const auto own = [this](const fs::path& file, std::string what) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(file, ec);
+    own_files_.push_back({(ec ? file : absolute).lexically_normal(), resolved(file), std::move(what)});
+  };
+  for (const auto& file : roots.own_files) own(file.path, file.what);
+  for (const auto& [name, file] : files) own(file, fmt::format("template '{}'", name));
+  for (auto& [name, file] : files) {
+    Template t;
+    t.file = file;
+    try {
+      t.definition = load_pipeline(file, {}, auto_backend_);
+    } catch (const std::exception& e) {
+      // A configuration error, exit 2, as `framepipe validate` and `run` of that file say it is.
+      throw UsageError(fmt::format("pipeline template '{}' ({}) does not load:\n{}", name, file.string(),
+                                   mask_uris_in_text(e.what())));
+    }
+    t.decode_stage = first_decode_stage(t.definition);
+    templates_.emplace(name, std::move(t));
+  }
+}
+
+std::vector<std::string> StreamTemplates::names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, t] : templates_) names.push_back(name);
+  return names;
+}
+
+std::vector<PipelineDefinition> StreamTemplates::loaded() const {
+  std::vector<PipelineDefinition> all;
+  for (const auto& [name, t] : templates_) all.push_back(t.definition);
+  return all;
+}
+
+StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
+  check_stream_name(spec.name);
+  const auto found = templates_.find(spec.pipeline);
+  if (found == templates_.end())
+    throw StreamRejected(422, fmt::format("pipeline: unknown template '{}' (known: {})", printable_name(spec.pipeline),
+                                          joined(names())));
+  if (spec.uri.empty()) throw StreamRejected(400, "uri: missing (the stream's input)");
+  const Template& t = found->second;
+
+  // Exactly `framepipe validate FILE -i URI --set ...`: the same loader, the same lines.
+  ConfigOverrides overrides;
+  overrides.inputs = {spec.uri};
+  for (const auto& [target, value] : spec.sets) overrides.sets.push_back(target + "=" + value);
+  for (const auto& [param, value] : spec.decode) overrides.sets.push_back(t.decode_stage + "." + param + "=" + value);
+  PipelineDefinition loaded;
+  try {
+    loaded = load_pipeline(t.file, overrides, auto_backend_);
+  } catch (const ConfigError& e) {
+    throw StreamRejected(422, e.what());  // the issues, one a line, as validate prints them
+  } catch (const std::exception& e) {
+    throw StreamRejected(422, mask_uris_in_text(e.what()));
+  }
+
+  // One stream named after the service's stream: its {stream} is that name.
+  if (!loaded.streams.empty()) {
+    loaded.streams.resize(1);
+    loaded.streams.front().name = spec.name;
+  }
+  StreamPlan plan;
+  plan.definition = stream_pipeline(loaded, 0);
+  PipelineDefinition& definition = plan.definition;
+  definition.streams.clear();
+  definition.stream_stage.clear();
+  definition.files.clear();
+  bool every_input_endless = true;
+  for (auto& stage : definition.stages) {
+    if (const auto source = source_uri(stage)) {
+      const std::string& uri = *source;
+      confine_input(uri, roots_.allow_roots);
+      check_input_limits(uri, limits_);
+      every_input_endless = every_input_endless && is_endless_uri(uri);
+      plan.files.push_back({.written = false, .path = uri, .what = "input of stream " + spec.name, .where = {}});
+    }
+    const StageSpec* stage_spec = find_stage(stage.type);
+    if (stage_spec == nullptr) continue;
+    for (const auto& param : stage_spec->params) {
+      if (param.type != ParamType::Path || !stage.params.has(param.name)) continue;
+      const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
+      const std::string written =
+          confine_output(with_stream_name(stage.params.text(param.name), spec.name), where, roots_.output_root,
+                         own_files_);
+      stage.params.set(param.name, written);
+      if (written.empty() || written == "null") continue;
+      plan.outputs.push_back(mask_credentials(written));
+      plan.files.push_back({.written = true, .path = written,
+                            .what = fmt::format("{} of stream {} (stage '{}')", param.name, spec.name, stage.id),
+                            .where = {}});
+    }
+  }
+  plan.endless = every_input_endless;
+  // What was checked here is opened beneath these roots when the stream starts.
+  definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
+  // The stream's own outputs against its own inputs, now that they are where it writes them.
+  check_stream_clashes(plan);
+  return plan;
+}
+
+void check_stream_clashes(const StreamPlan& plan) {
+  if (const std::string message = clash_message(plan.files); !message.empty()) throw StreamRejected(422, message);
+}
+
+}  // namespace fp

@@ -1,0 +1,80 @@
+// The pipeline one stream of `framepipe serve` runs: its template loaded with the stream's
+// input and overrides exactly as `framepipe validate TEMPLATE -i URI --set ...` would load
+// it (so that a refusal reads the same), then confined to the service's roots: outputs
+// inside the output root and never on (or beside) the service's own files, local inputs
+// inside an allowed root, inputs within the size and rate limits. What the API accepts is
+// decided here, before anything is opened.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/config/loader.hpp"
+#include "pipeline/definition/file_clashes.hpp"
+#include "pipeline/definition/pipeline_definition.hpp"
+#include "pipeline/definition/stream_names.hpp"
+#include "pipeline/engine/input_limits.hpp"
+#include "pipeline/streams/spec.hpp"
+
+namespace fp {
+
+// A name that is not a valid stream name (definition/stream_names.hpp) refused as every
+// front end of the manager refuses it: StreamRejected 400 stating the rule.
+void check_stream_name(std::string_view name);
+
+// What one stream runs, ready for run_pipeline.
+struct StreamPlan {
+  PipelineDefinition definition;  // one stream, {stream} replaced, outputs absolute under the output root
+  std::vector<FileUse> files;     // what it reads and writes (for clashes with the other streams)
+  std::vector<std::string> outputs;  // its files and URLs as shown (masked)
+  bool endless = false;           // every input is a live feed, a camera or an endless testsrc
+};
+
+class StreamTemplates {
+ public:
+  // A file of the service's own, by the path it was given (made absolute) and the one it
+  // really has (a Kubernetes ConfigMap's files are links into a folder beside them).
+  struct OwnFile {
+    std::filesystem::path given;
+    std::filesystem::path real;
+    std::string what;
+  };
+
+  // Loads every template as it is (its own input), so that a service with a broken
+  // template refuses to start: throws UsageError (exit 2, as validate's) naming the template
+  // and its file, with validate's lines.
+  // The template files join roots.own_files: no stream's output may overwrite one.
+  StreamTemplates(std::map<std::string, std::filesystem::path> files, StreamRoots roots,
+                  AutoBackend auto_backend = {}, InputLimits limits = {});
+
+  std::vector<std::string> names() const;
+  // The definitions as loaded (for the derived stream cap).
+  std::vector<PipelineDefinition> loaded() const;
+
+  // Throws StreamRejected: 400 a bad name or no input, 422 an unknown template, a pipeline
+  // `framepipe validate` refuses (its lines, word for word) or an input whose URI asks for a
+  // size or rate beyond the limits (naming the limit and its option), 403 an input or output
+  // outside the roots or an output on or beside one of the service's own files (naming it).
+  StreamPlan plan(const StreamSpec& spec) const;
+
+ private:
+  struct Template {
+    std::filesystem::path file;
+    std::string decode_stage;  // the stage the stream's input and `decode` parameters go to
+    PipelineDefinition definition;
+  };
+  std::map<std::string, Template> templates_;
+  std::vector<OwnFile> own_files_;
+  StreamRoots roots_;  // canonical (own_files: in own_files_)
+  AutoBackend auto_backend_;
+  InputLimits limits_;
+};
+
+// 422 when `plan` writes a file it also reads, or one file twice (check_file_clashes' message).
+// Its clashes with the other streams are StreamFileIndex's (409).
+void check_stream_clashes(const StreamPlan& plan);
+
+}  // namespace fp
