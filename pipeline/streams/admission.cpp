@@ -1,0 +1,99 @@
+// Who runs: the cap on streams at once, the streams waiting for a place, and a put's checks
+// (owner, clashes, capacity) before its change is written.
+#include "pipeline/streams/manager_impl.hpp"
+
+namespace fp {
+
+namespace fs = std::filesystem;
+
+std::string made_by_other(const std::string& name, StreamSource owner) {
+  return owner == StreamSource::List
+             ? fmt::format("stream {} comes from the stream list (serve --stream-list): change it there", name)
+             : fmt::format("stream {} was added through the API: the stream list cannot replace or remove it", name);
+}
+
+std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options, const StreamTemplates& templates) {
+  if (options.max_streams > 0) return options.max_streams;
+  const std::vector<Device> devices = options.devices.empty() ? std::vector<Device>{Device{}} : options.devices;
+  int cap = 0;
+  for (const auto& definition : templates.loaded()) {
+    const int fits = default_stream_jobs(definition, devices, options.run);
+    cap = cap == 0 ? fits : std::min(cap, fits);
+  }
+  return static_cast<std::size_t>(std::max(cap, 1));
+}
+
+bool StreamManager::Impl::is_waiting(const ManagedRun& run) {
+  return !run.started && run.rejected.empty() && !run.finished_on_disk;
+}
+
+bool StreamManager::Impl::anyone_waiting() const {
+  for (const auto& [name, run] : streams)
+    if (is_waiting(*run)) return true;
+  return false;
+}
+
+void StreamManager::Impl::start_waiting() {
+  if (draining) return;
+  std::vector<std::shared_ptr<ManagedRun>> waiting;
+  for (const auto& [name, run] : streams)
+    if (is_waiting(*run)) waiting.push_back(run);
+  std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+  for (const auto& run : waiting) {
+    if (!limiter.try_admit()) break;
+    run->owns_place = true;
+    start(run);
+  }
+}
+
+std::size_t StreamManager::Impl::waiting_count() const {
+  std::size_t n = 0;
+  for (const auto& [name, run] : streams) n += is_waiting(*run);
+  return n;
+}
+
+std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& spec, Batch& batch) {
+  {
+    std::lock_guard lock(mutex);
+    if (draining) throw StreamRejected(503, "draining");
+    const auto found = streams.find(spec.name);
+    if (found != streams.end()) {
+      ManagedRun& old = *found->second;
+      if (old.spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old.spec.source));
+      // A retry (a client's, a proxy's, DeepStream's add again) of what already is: nothing
+      // to do. A failed stream is the exception: asking for it again is asking it to start.
+      if (old.spec == spec && refresh_state(old, published_stats(old)) != StreamState::Failed) return nullptr;
+    }
+  }
+  StreamPlan plan = templates.plan(spec);  // the file system, without the mutex
+  std::lock_guard lock(mutex);
+  if (draining) throw StreamRejected(503, "draining");
+  if (const std::string clash = files.clashes(spec.name, plan.files); !clash.empty()) throw StreamRejected(409, clash);
+  // The stream's owner was checked above; changes are made one at a time (save_mutex), and a
+  // restart since then put a run of the same spec in its place.
+  const auto found = streams.find(spec.name);
+  const bool own_place = found != streams.end() && found->second->owns_place.load();
+  const bool free_place = limiter.running() + batch.places < limiter.cap();
+  // A live API input needs a place now: its own predecessor's, or a free one.
+  if (!own_place && !free_place && plan.endless && spec.source == StreamSource::Api)
+    throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
+  // A file waits behind the others; a live list stream waits for a place to free.
+  const bool waits = !own_place && (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
+  // A waiting stream replaced leaves the queue as its successor joins it.
+  const bool replaces_waiting = found != streams.end() && is_waiting(*found->second);
+  const std::size_t queued = waiting_count() - (replaces_waiting ? 1 : 0) + batch.waiting;
+  if (waits && options.max_waiting > 0 && queued >= options.max_waiting)
+    throw StreamRejected(503, fmt::format("{}: {} streams already wait for a place (--max-waiting {})",
+                                          kWaitingForPlace, queued, options.max_waiting));
+  if (waits)
+    ++batch.waiting;
+  else if (!own_place)
+    ++batch.places;
+  // What the run it replaces wrote (or is still writing) is kept: new files beside it.
+  move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+  auto run = make_run(spec, std::move(plan));
+  files.add(run->id, spec.name, run->plan.files);
+  return run;
+}
+
+}  // namespace fp

@@ -1,0 +1,89 @@
+// The desired state on disk: written before a change is made (persist), after a stream
+// finished (save), and read back at start (restore).
+#include "pipeline/streams/manager_impl.hpp"
+
+namespace fp {
+
+namespace fs = std::filesystem;
+
+std::vector<SavedStream> StreamManager::Impl::saved_streams(const std::set<std::string>& except) const {
+  std::vector<std::shared_ptr<ManagedRun>> runs;
+  for (const auto& [name, run] : streams)
+    if (!except.contains(name)) runs.push_back(run);
+  std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+  std::vector<SavedStream> saved;
+  for (const auto& run : runs) saved.push_back({run->spec, run->finished_on_disk});
+  return saved;
+}
+
+void StreamManager::Impl::persist(const std::vector<SavedStream>& saved, const std::string& change) {
+  if (options.state_file.empty()) return;
+  try {
+    write_stream_state(options.state_file, saved);
+  } catch (const std::exception& e) {
+    throw StreamRejected(500, fmt::format("{}: nothing changed ({})", change, mask_uris_in_text(e.what())));
+  }
+}
+
+void StreamManager::Impl::save() {
+  if (options.state_file.empty()) return;
+  std::unique_lock save_lock(save_mutex, std::try_to_lock);
+  save_pending = !save_lock.owns_lock();
+  if (!save_pending) write_state();
+}
+
+void StreamManager::Impl::write_state() {
+  std::vector<SavedStream> saved;
+  {
+    std::lock_guard lock(mutex);
+    saved = saved_streams();
+  }
+  write_stream_state(options.state_file, saved);
+}
+
+void StreamManager::Impl::save_logged() {
+  try {
+    save();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", mask_uris_in_text(e.what()));
+  }
+}
+
+void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
+  for (const auto& entry : saved) {
+    StreamPlan plan;
+    std::string rejected;
+    try {
+      plan = templates.plan(entry.spec);
+    } catch (const StreamRejected& e) {
+      rejected = mask_uris_in_text(e.what());
+    }
+    std::lock_guard lock(mutex);
+    if (streams.contains(entry.spec.name)) continue;
+    if (rejected.empty()) {
+      rejected = mask_uris_in_text(files.clashes(entry.spec.name, plan.files));
+      // The outputs of the run before the restart stay as they were (finalized or not).
+      if (rejected.empty())
+        move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+    }
+    const std::shared_ptr<ManagedRun> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
+    run->rejected = rejected;
+    run->finished_on_disk = entry.finished;
+    streams[entry.spec.name] = run;
+    files.add(run->id, entry.spec.name, run->plan.files);
+    // Drained meanwhile: kept in the desired state (a save must not lose it), never started.
+    if (!run->rejected.empty() || run->finished_on_disk || draining) continue;
+    if (limiter.try_admit()) {
+      run->owns_place = true;
+      start(run);
+    } else if (run->plan.endless && run->spec.source == StreamSource::Api) {
+      // Refused as put() refuses it (a list stream waits instead), saying so to the
+      // operator, who has no 503 to read here: the cap, and what starts it.
+      run->rejected = fmt::format("{}: restored beyond the cap ({} running at once, --max-streams); not started: "
+                                  "PUT it again once a place is free",
+                                  kWaitingForPlace, limiter.cap());
+    }
+  }
+}
+
+}  // namespace fp

@@ -1,0 +1,272 @@
+// The stream manager's own parts (manager.hpp is its face): a ManagedRun per executor and
+// the manager's state, shared by the files that each do one of its jobs:
+//   manager.cpp           put/remove/apply/restore/drain and the supervisor's look
+//   run_thread.cpp        a run's thread, its start, its hand-over to a successor, restarts
+//   stream_telemetry.cpp  a run's state and status, its fps and recent-latency windows
+//   admission.cpp         places (the cap), waiting streams, a put's checks
+//   desired_state.cpp     the desired state on disk: saved before a change, restored at start
+// Private to pipeline/streams/.
+#pragma once
+
+#include "pipeline/streams/manager.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include "media/output_target.hpp"
+#include "media/stream_uri.hpp"
+#include "pipeline/engine/executor.hpp"
+#include "pipeline/engine/run_monitor.hpp"
+#include "pipeline/streams/file_index.hpp"
+#include "pipeline/streams/fresh_outputs.hpp"
+#include "pipeline/streams/jobs.hpp"
+#include "pipeline/streams/limiter.hpp"
+#include "pipeline/streams/restorable_streams.hpp"
+#include "pipeline/streams/state_file.hpp"
+#include "pipeline/streams/template.hpp"
+#include "stages/registry.hpp"
+
+namespace fp {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;  // a private header, included by the manager's files alone
+
+inline constexpr auto kSupervisorInterval = 250ms;
+inline constexpr auto kFpsWindow = 3s;          // fps is measured over this much of the recent past
+// Recent latency: the histogram as it was about kLatencyWindow ago is kept (one copy every
+// kLatencySampleEvery, ~19 KB each) and subtracted from the current one.
+inline constexpr auto kLatencyWindow = 10s;
+inline constexpr auto kLatencySampleEvery = 2s;
+inline constexpr auto kHeartbeatLimit = 5s;     // a run whose graph thread was silent longer is not alive
+inline constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
+inline constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
+
+// The last_error of a stream waiting for a place: the word the API's 503 uses.
+inline constexpr const char* kWaitingForPlace = "capacity";
+
+// One run of one spec: from put() until its thread has ended and been joined.
+struct ManagedRun {
+  StreamSpec spec;
+  StreamPlan plan;
+  Device device;
+  std::uint64_t order = 0;  // put order: streams waiting for a place start in it
+  std::uint64_t id = 0;     // its entry in Impl::files
+
+  RunMonitor monitor;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> ended{false};
+  std::atomic<bool> owns_place{false};  // holds one of the limiter's places (given back once)
+  std::shared_ptr<ManagedRun> predecessor;     // its thread only: the run whose outputs it takes over
+  std::thread thread;
+  // Written by the run's thread before `ended`, read after it.
+  RunStats result;
+  std::string error;
+
+  // Under Impl::mutex.
+  bool started = false;
+  bool removed = false;            // remove(): forgotten once ended
+  bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
+  std::string rejected;            // restored from the state file but no longer valid: failed with this
+  Clock::time_point running_at{};  // when it was first seen running (for the back-off's reset)
+  Clock::time_point ended_at{};
+  // Restarts of a live stream that failed: the back-off and count go from run to successor.
+  RestartBackoff backoff;
+  std::int64_t restarts = 0;
+  std::optional<Clock::time_point> restart_at;  // set when it ended failed and keeps its place
+  std::chrono::milliseconds restart_wait{0};
+  std::string previous_error;      // a successor's: the failure it was started again after
+  StreamState state = StreamState::Waiting;
+  std::chrono::system_clock::time_point since = std::chrono::system_clock::now();
+  Clock::time_point started_at{};
+  Clock::duration heartbeat_limit = kHeartbeatLimit;
+  std::deque<std::pair<Clock::time_point, std::int64_t>> samples;  // (when, frames), for fps
+  std::deque<std::pair<Clock::time_point, LatencyHistogram>> latency_samples;  // for recent latency
+  double fps = 0;
+};
+
+// How long the run's graph thread may be silent: a second of heartbeats, or the time an
+// input may take to open (twice its timeout_ms, the one stretch without a heartbeat).
+Clock::duration heartbeat_limit(const PipelineDefinition& definition);
+
+// The stage whose frames an output writes: the input of the first sink.
+std::string first_output_node(const PipelineDefinition& definition);
+
+// Why a put or remove of `name` by the other source is refused.
+std::string made_by_other(const std::string& name, StreamSource owner);
+
+struct StreamManager::Impl {
+  StreamManagerOptions options;
+  StreamTemplates templates;
+  StreamLimiter limiter;
+
+  mutable std::mutex mutex;
+  std::condition_variable wake;  // a run ended, or the manager is closing
+  std::map<std::string, std::shared_ptr<ManagedRun>> streams;  // the desired state
+  std::vector<std::shared_ptr<ManagedRun>> retiring;           // replaced, removed or drained: until joined
+  // The files of every run that may read or write now: in `streams`, or retiring and not ended.
+  StreamFileIndex files;
+  std::uint64_t next_order = 0;
+  std::uint64_t next_run_id = 1;
+  std::size_t next_device = 0;
+  bool draining = false;
+  bool closing = false;
+  std::atomic<Clock::rep> supervisor_beat{0};
+  std::thread supervisor;
+  std::mutex save_mutex;
+  // From construction until restore() has brought back the state file's streams: changes
+  // are refused (a save would write the file without the streams not yet restored).
+  std::atomic<bool> restoring{false};
+  std::atomic<bool> serving{false};  // begin_serving(): ready from now on
+  std::atomic<bool> save_pending{false};  // the supervisor's save found save_mutex busy: again next time
+
+  explicit Impl(StreamManagerOptions opts)
+      : options(std::move(opts)),
+        templates(options.pipelines, roots_with_state_file(options),
+                  AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind),
+                  options.input_limits),
+        limiter(capacity_of(options, templates)) {
+    if (options.devices.empty()) options.devices.push_back(Device{});
+    // spdlog makes its registry on first use; made here, before any stream thread starts,
+    // so that two streams logging their first line at once do not both make it (libspdlog's
+    // own guard is invisible to ThreadSanitizer, which then reports the registry's level).
+    spdlog::default_logger_raw();
+  }
+
+  // The roots with the state file among the service's own files: no stream writes it, or beside it.
+  static StreamRoots roots_with_state_file(const StreamManagerOptions& options);
+
+  // max_streams, or what this machine's memory holds for the largest of the templates.
+  static std::size_t capacity_of(const StreamManagerOptions& options, const StreamTemplates& templates);
+
+  std::shared_ptr<ManagedRun> make_run(const StreamSpec& spec, StreamPlan plan);
+
+  // mutex held: the run ended failed by itself (not stopped by remove, replace or drain) and
+  // is live: it will be started again, so it keeps its place meanwhile. A file stays failed.
+  bool restartable(const ManagedRun& run) const;
+
+  // mutex held: an ended run whose successor starts at restart_at (none once it is stopped).
+  static bool awaiting_restart(const ManagedRun& run);
+
+  // mutex held: gives back the place of a run taken out of the desired state after it ended
+  // holding one for its restart (a run still going gives its own back when it ends).
+  void release_kept_place(ManagedRun& run);
+
+  // mutex held: the failed live run's wait before its successor starts.
+  void plan_restart(ManagedRun& run);
+
+  // mutex held: the successor of a failed live run whose wait is over, in its place (the
+  // same spec, order, device, limiter place, back-off), started now. Its outputs are planned
+  // anew and never truncate what the failed run wrote (fresh_outputs.hpp).
+  void restart(const std::shared_ptr<ManagedRun>& old);
+
+  // mutex held: a stream that waits for a place (start_waiting() starts it when one frees).
+  static bool is_waiting(const ManagedRun& run);
+
+  bool anyone_waiting() const;
+
+  // The run's thread: waits for the run it replaces to finalize its outputs, then runs.
+  static void run_stream(Impl& impl, ManagedRun& run);
+
+  // mutex held. The run has its place (or needs none); its thread starts now.
+  void start(const std::shared_ptr<ManagedRun>& run);
+
+  // What the run's executor has published (its final stats once ended): one copy, which the
+  // state, the status and the supervisor's samples all read.
+  static RunStats published_stats(ManagedRun& run);
+
+  // mutex held: the state it shows now (`since` follows its changes); `published`: published_stats(run).
+  StreamState refresh_state(ManagedRun& run, const RunStats& published);
+
+  // One line per change an operator cares about (the log is what a service leaves behind).
+  static void log_state_change(const ManagedRun& run, StreamState state);
+
+  // mutex held.
+  StreamStatus status_of(ManagedRun& run);
+
+  // mutex held: the supervisor's sample of a started run's frames and latency, `published`
+  // by it now: its fps over the last kFpsWindow, its recent latency over kLatencyWindow.
+  static void sample(ManagedRun& run, RunStats published, Clock::time_point now);
+
+  // mutex held: joins the threads of runs that ended; forgets retired ones.
+  void reap();
+
+  // mutex held: waiting file inputs take the places that freed, in put order.
+  void start_waiting();
+
+  // One look at everything; true when the state file must be saved (a stream finished).
+  bool supervise();
+
+  void supervise_loop();
+
+  // mutex held: the desired state as the state file keeps it, in put order, without `except`.
+  std::vector<SavedStream> saved_streams(const std::set<std::string>& except = {}) const;
+
+  // save_mutex held: `saved` on disk before the change it describes is made, or
+  // StreamRejected 500 saying nothing changed.
+  void persist(const std::vector<SavedStream>& saved, const std::string& change);
+
+  // The supervisor's save (a stream finished): never waits for a change or a restore in
+  // progress, which would stop its heartbeat (/livez); tried again at its next look.
+  void save();
+
+  // save_mutex held: the desired state as it is now, on disk.
+  void write_state();
+
+  // mutex held: `run` leaves the desired state; joined by reap(). Its files stay in use
+  // until its thread has ended (a replacement opens them only then).
+  void retire(const std::shared_ptr<ManagedRun>& run);
+
+  void save_logged();
+
+  bool supervisor_alive() const;
+
+  // mutex held: every run whose thread has not ended.
+  bool all_ended() const;
+
+  // mutex held: the run a new one of this name must wait for (still finalizing its outputs).
+  std::shared_ptr<ManagedRun> unfinished_run_named(const std::string& name) const;
+
+  // Streams of the state file, as put() would make them, except that one no longer valid
+  // (its template changed) is listed as failed with the reason, and a live one beyond the
+  // cap as failed with "capacity": a service must come up whatever one stream's fate.
+  // The names are unique (restorable_streams): a second run of one name would replace a
+  // started one in the map, destroying its joinable thread (std::terminate). Each stream is
+  // planned without the mutex and added under it, so probes and listings answer meanwhile.
+  void restore(const std::vector<SavedStream>& saved);
+
+  // Several puts and removals waiting on one another's state write (apply()).
+  struct Batch {
+    std::size_t places = 0;   // places its accepted puts take (beyond their predecessors')
+    std::size_t waiting = 0;  // its accepted puts that wait for a place
+  };
+
+  // mutex held: how many streams wait for a place.
+  std::size_t waiting_count() const;
+
+  // save_mutex held: `spec` checked as put() promises, planned, and its files entered in
+  // the index (so that the batch's later puts see them); nullptr when it changes nothing.
+  // Throws StreamRejected.
+  std::shared_ptr<ManagedRun> prepare_put(const StreamSpec& spec, Batch& batch);
+
+  // save_mutex held: whether stream `name` exists and `by` may remove it (else StreamRejected 409).
+  bool check_remove(const std::string& name, StreamSource by);
+
+  // mutex held: the prepared `run` takes the place of its name's stream (if any). Its place:
+  // the one of the run it replaces, else a free one; a live input gets none by waiting (it
+  // would never give it back), a file waits for one behind the others.
+  StreamManager::PutOutcome make_put(const std::shared_ptr<ManagedRun>& run);
+
+  // mutex held: stream `name` stops and is forgotten (finalizing on its own thread).
+  void make_remove(const std::string& name);
+};
+
+}  // namespace fp

@@ -1,0 +1,168 @@
+// A stream's run: its thread (waiting for the run it replaces, then the executor), its start,
+// and the restarts of a live stream that failed.
+#include "pipeline/streams/manager_impl.hpp"
+
+namespace fp {
+
+namespace fs = std::filesystem;
+
+Clock::duration heartbeat_limit(const PipelineDefinition& definition) {
+  Clock::duration limit = kHeartbeatLimit;
+  for (const auto& stage : definition.stages)
+    if (is_source(stage) && stage.params.has("timeout_ms"))
+      limit = std::max<Clock::duration>(limit, std::chrono::milliseconds(2 * stage.params.integer("timeout_ms")) + 2s);
+  return limit;
+}
+
+std::shared_ptr<ManagedRun> StreamManager::Impl::make_run(const StreamSpec& spec, StreamPlan plan) {
+  auto run = std::make_shared<ManagedRun>();
+  run->spec = spec;
+  run->plan = std::move(plan);
+  run->heartbeat_limit = heartbeat_limit(run->plan.definition);
+  run->order = next_order++;
+  run->id = next_run_id++;
+  run->device = options.devices[next_device++ % options.devices.size()];
+  run->backoff = RestartBackoff(options.restart);
+  return run;
+}
+
+bool StreamManager::Impl::restartable(const ManagedRun& run) const {
+  return run.plan.endless && !run.error.empty() && !run.stop && !draining;
+}
+
+bool StreamManager::Impl::awaiting_restart(const ManagedRun& run) { return run.ended && run.restart_at && !run.stop; }
+
+void StreamManager::Impl::release_kept_place(ManagedRun& run) {
+  if (run.ended && run.owns_place.exchange(false)) limiter.release();
+}
+
+void StreamManager::Impl::plan_restart(ManagedRun& run) {
+  const auto ran = run.running_at == Clock::time_point{} ? Clock::duration::zero() : run.ended_at - run.running_at;
+  run.restart_wait = run.backoff.after_failure(ran);
+  run.restart_at = run.ended_at + run.restart_wait;
+  spdlog::warn("stream {}: failed: {}; starting it again in {} s (restart {})", run.spec.name,
+               mask_uris_in_text(run.error), std::chrono::duration<double>(run.restart_wait).count(),
+               run.restarts + 1);
+}
+
+void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
+  const std::string& name = old->spec.name;
+  std::shared_ptr<ManagedRun> next;
+  try {
+    StreamPlan plan = templates.plan(old->spec);
+    move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+    next = make_run(old->spec, std::move(plan));
+  } catch (const StreamRejected& e) {  // its template or roots no longer allow it: it stays failed
+    next = make_run(old->spec, StreamPlan{});
+    next->rejected = fmt::format("cannot be started again: {}", mask_uris_in_text(e.what()));
+  }
+  next->order = old->order;
+  next->device = old->device;
+  next->backoff = old->backoff;
+  next->restarts = old->restarts + 1;
+  next->previous_error = old->error;
+  next->state = old->state;  // reconnecting, and since when: one state for the whole outage
+  next->since = old->since;
+  next->finished_on_disk = old->finished_on_disk;
+  const bool place = old->owns_place.exchange(false);
+  streams[name] = next;
+  files.add(next->id, name, next->plan.files);
+  retire(old);
+  if (!next->rejected.empty()) {
+    if (place) limiter.release();
+    return;
+  }
+  spdlog::info("stream {}: starting it again (restart {})", name, next->restarts);
+  next->owns_place = place;
+  start(next);
+}
+
+void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
+  if (run.predecessor) {
+    // Bounded by the predecessor's finalizing (its executor's own deadlines).
+    while (!run.predecessor->ended.load() && !run.stop.load()) std::this_thread::sleep_for(kPredecessorPoll);
+    run.predecessor.reset();
+  }
+  if (!run.stop.load()) {
+    for (const auto& use : run.plan.files) {
+      std::error_code ec;  // a folder that cannot be made: the run says why it cannot write
+      if (use.written && !is_network_output(use.path)) fs::create_directories(fs::path(use.path).parent_path(), ec);
+    }
+    RunOptions options = impl.options.run;
+    options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
+    options.stop = &run.stop;
+    options.monitor = &run.monitor;
+    options.progress = false;
+    options.realtime = options.realtime || runs_in_realtime(run.plan.definition);
+    if (run.plan.definition.drop != DropPolicy::Auto) options.drop = run.plan.definition.drop;
+    try {
+      run.result = run_pipeline(run.plan.definition, run.device, options, &run.result);
+    } catch (const std::exception& e) {
+      run.error = mask_uris_in_text(e.what());
+      if (run.error.empty()) run.error = "failed";
+    }
+  }
+  bool keeps_place = false;
+  {
+    std::lock_guard lock(impl.mutex);
+    run.ended_at = Clock::now();
+    keeps_place = impl.restartable(run);
+    if (keeps_place) impl.plan_restart(run);
+    run.ended = true;
+    // Retired (removed, replaced, restarted): its files are free now for any stream.
+    if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
+      impl.files.remove(run.id);
+  }
+  // Given back after `ended` is set: remove/put/drain give back the place of an ended run,
+  // this thread that of one they stopped; the exchange lets only one of them do it.
+  if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release();
+  impl.wake.notify_all();
+}
+
+void StreamManager::Impl::start(const std::shared_ptr<ManagedRun>& run) {
+  run->started = true;
+  run->started_at = Clock::now();
+  try {
+    run->thread = std::thread([this, one = run.get()] { run_stream(*this, *one); });
+  } catch (const std::system_error& e) {
+    run->error = std::string("cannot start its thread: ") + e.what();
+    if (run->owns_place.exchange(false)) limiter.release();
+    run->predecessor.reset();
+    run->ended = true;
+  }
+}
+
+void StreamManager::Impl::reap() {
+  for (auto& [name, run] : streams)
+    if (run->ended && run->thread.joinable()) run->thread.join();
+  for (auto& run : retiring)
+    if (run->ended && run->thread.joinable()) run->thread.join();
+  std::erase_if(retiring, [this](const std::shared_ptr<ManagedRun>& run) {
+    const bool gone = run->ended || !run->started;
+    if (gone) files.remove(run->id);
+    return gone;
+  });
+}
+
+void StreamManager::Impl::retire(const std::shared_ptr<ManagedRun>& run) {
+  if (run->ended) files.remove(run->id);
+  retiring.push_back(run);
+}
+
+bool StreamManager::Impl::all_ended() const {
+  for (const auto& [name, run] : streams)
+    if (run->started && !run->ended) return false;
+  for (const auto& run : retiring)
+    if (run->started && !run->ended) return false;
+  return true;
+}
+
+std::shared_ptr<ManagedRun> StreamManager::Impl::unfinished_run_named(const std::string& name) const {
+  if (const auto found = streams.find(name); found != streams.end() && found->second->started && !found->second->ended)
+    return found->second;
+  for (auto it = retiring.rbegin(); it != retiring.rend(); ++it)
+    if ((*it)->spec.name == name && (*it)->started && !(*it)->ended) return *it;
+  return nullptr;
+}
+
+}  // namespace fp
