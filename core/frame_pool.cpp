@@ -46,6 +46,7 @@ Plane PlanePool::acquire() {
     if (free_.empty()) {
       const auto bytes = static_cast<std::size_t>(pitch_) * height_;
       owned_.reserve(owned_.size() + 1);  // so that push_back cannot throw after allocating
+      free_.reserve(owned_.size() + 1);   // so that release() never allocates
       buffer = memory_.allocate ? memory_.allocate(bytes)
                                 : static_cast<std::uint8_t*>(::operator new[](bytes, kHostAlignment));
       owned_.push_back(buffer);
@@ -57,7 +58,8 @@ Plane PlanePool::acquire() {
   // The deleter holds the pool alive, so a plane may outlive whoever made the pool.
   auto self = shared_from_this();
   Plane plane;
-  plane.storage = std::shared_ptr<std::uint8_t>(buffer, [self](std::uint8_t* p) { self->release(p); });
+  plane.storage = std::shared_ptr<std::uint8_t>(buffer, [self](std::uint8_t* p) { self->release(p); },
+                                                RecyclingAllocator<std::uint8_t>(counts_));
   plane.data = buffer;
   plane.width = width_;
   plane.height = height_;
@@ -67,7 +69,7 @@ Plane PlanePool::acquire() {
 
 void PlanePool::release(std::uint8_t* buffer) {
   std::lock_guard lock(mutex_);
-  free_.push_back(buffer);
+  free_.push_back(buffer);  // capacity: see acquire
 }
 
 std::size_t PlanePool::allocated() const {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/block_recycler.hpp"
 #include "core/frame.hpp"
 
 namespace fp {
@@ -46,6 +47,8 @@ class PlanePool : public std::enable_shared_from_this<PlanePool> {
   int height_;
   PlaneMemory memory_;
   std::ptrdiff_t pitch_;
+  // Each acquired plane's reference count (a shared_ptr control block) comes from here.
+  std::shared_ptr<BlockRecycler> counts_ = std::make_shared<BlockRecycler>();
   mutable std::mutex mutex_;
   std::vector<std::uint8_t*> owned_;
   std::vector<std::uint8_t*> free_;

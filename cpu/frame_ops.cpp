@@ -15,6 +15,10 @@ namespace fp::cpu {
 
 namespace {
 
+// The ops below keep the scratch of their operation from frame to frame (sized by the first,
+// reused by the others), so that a warm pipeline allocates nothing per frame. An op runs one
+// frame at a time, which is what each scratch allows.
+
 class LumaHistogramOp final : public ops::FrameOp {
  public:
   explicit LumaHistogramOp(ops::LumaStatsReceiver receiver) : receiver_(std::move(receiver)) {}
@@ -30,33 +34,36 @@ class MeanSmoothOp final : public ops::FrameOp {
  public:
   explicit MeanSmoothOp(int radius) : radius_(radius) {}
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
-    mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_);
+    mean_smooth(inputs[0].luma().cview(), out.luma().view(), radius_, scratch_);
   }
 
  private:
   int radius_;
+  MeanSmoothScratch scratch_;
 };
 
 class NlmeansOp final : public ops::FrameOp {
  public:
   explicit NlmeansOp(const ops::NlmeansParams& params) : params_(params) {}
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
-    nlmeans(inputs[0].luma().cview(), out.luma().view(), params_);
+    nlmeans(inputs[0].luma().cview(), out.luma().view(), params_, scratch_);
   }
 
  private:
   ops::NlmeansParams params_;
+  NlmeansScratch scratch_;
 };
 
 class PyramidFusionOp final : public ops::FrameOp {
  public:
   explicit PyramidFusionOp(ops::FusionParams params) : params_(std::move(params)) {}
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
-    pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_);
+    pyramid_fusion(inputs[0].luma().cview(), inputs[1].luma().cview(), out.luma().view(), params_, scratch_);
   }
 
  private:
   ops::FusionParams params_;
+  PyramidFusionScratch scratch_;
 };
 
 class ThinningOp final : public ops::FrameOp {
@@ -74,12 +81,13 @@ class ThinningOp final : public ops::FrameOp {
     out.planes[1] = chroma_[0];
     out.planes[2] = chroma_[1];
     const ConstImageU8 src = inputs[0].luma().cview();
-    thinning(src, out.luma().view(), threshold_ ? *threshold_ : otsu_threshold(histogram(src)));
+    thinning(src, out.luma().view(), threshold_ ? *threshold_ : otsu_threshold(histogram(src)), scratch_);
   }
 
  private:
   std::optional<int> threshold_;
   Plane chroma_[2];
+  ThinningScratch scratch_;
 };
 
 class TileOp final : public ops::FrameOp {

@@ -1,6 +1,7 @@
 #include "cpu/mean_smooth.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -45,19 +46,26 @@ struct PlainDivision {
   std::uint8_t divide(std::uint64_t x) const { return static_cast<std::uint8_t>(x / n); }
 };
 
-// Window sums of the n*n window over a band of rows, kept as one sum per column of the
-// (2r+1) rows around the current row; Sum is uint32_t or uint64_t.
+// Each worker's sums in one block: the vertical sum of each column over rows y-r .. y+r
+// (replicated), then the full (2r+1)^2 sum of each pixel of the current row. Each part is
+// rounded up to whole cache lines, so that no two workers write to one line.
 template <class Sum>
-struct BandState {
-  std::vector<Sum> column;  // vertical sum of each column over rows y-r .. y+r (replicated)
-  std::vector<Sum> window;  // the full (2r+1)^2 sum of each pixel of the current row
-};
+class WorkerSums {
+ public:
+  WorkerSums(std::vector<Sum>& storage, int width)
+      : stride_((static_cast<std::size_t>(width) + kPerLine - 1) / kPerLine * kPerLine) {
+    const std::size_t size = 2 * stride_ * static_cast<std::size_t>(worker_count());
+    if (storage.size() < size) storage.resize(size);  // only grows: a smaller frame reuses it
+    base_ = storage.data();
+  }
+  Sum* column(int worker) const { return base_ + 2 * stride_ * static_cast<std::size_t>(worker); }
+  Sum* window(int worker) const { return column(worker) + stride_; }
 
-template <class Sum>
-BandState<Sum>& band_state() {
-  thread_local BandState<Sum> state;
-  return state;
-}
+ private:
+  static constexpr std::size_t kPerLine = 64 / sizeof(Sum);
+  std::size_t stride_;
+  Sum* base_ = nullptr;
+};
 
 // Column sums for row y: rows above the image repeat row 0 and rows below repeat row h-1, so
 // those are counted with a multiplicity instead of r times, which keeps the cost at most one
@@ -101,19 +109,14 @@ void row_window_sums(const Sum* column, int w, long long r, Sum* window) {
   }
 }
 
+// Rows [y_begin, y_end), with `column` and `window` (w sums each) as the band's scratch.
 template <class Sum>
-void smooth_band(ConstImageU8 src, ImageU8 dst, long long r, int y_begin, int y_end) {
+void smooth_band(ConstImageU8 src, ImageU8 dst, long long r, int y_begin, int y_end, Sum* column, Sum* window) {
   const int w = src.width;
   const int h = src.height;
   const std::uint64_t side = static_cast<std::uint64_t>(2 * r + 1);
   const std::uint64_t n = side * side;
   const Sum half = static_cast<Sum>(n / 2);
-
-  BandState<Sum>& state = band_state<Sum>();
-  state.column.resize(static_cast<std::size_t>(w));
-  state.window.resize(static_cast<std::size_t>(w));
-  Sum* column = state.column.data();
-  Sum* window = state.window.data();
 
   using Division = std::conditional_t<sizeof(Sum) == 4, Reciprocal, PlainDivision>;
   const Division division(n);
@@ -130,6 +133,19 @@ void smooth_band(ConstImageU8 src, ImageU8 dst, long long r, int y_begin, int y_
   }
 }
 
+// `bands` bands of rows in parallel, each on its worker's sums in `storage`.
+template <class Sum>
+void smooth_bands(ConstImageU8 src, ImageU8 dst, int radius, int bands, std::vector<Sum>& storage) {
+  const WorkerSums<Sum> sums(storage, src.width);
+  parallel_rows_on_workers(bands, [&](int worker, int band_begin, int band_end) {
+    for (int band = band_begin; band < band_end; ++band) {
+      const int y_begin = static_cast<int>(static_cast<long long>(src.height) * band / bands);
+      const int y_end = static_cast<int>(static_cast<long long>(src.height) * (band + 1) / bands);
+      smooth_band<Sum>(src, dst, radius, y_begin, y_end, sums.column(worker), sums.window(worker));
+    }
+  });
+}
+
 void copy_plane(ConstImageU8 src, ImageU8 dst) {
   for (int y = 0; y < src.height; ++y)
     std::memcpy(dst.row(y), src.row(y), static_cast<std::size_t>(src.width));
@@ -137,7 +153,7 @@ void copy_plane(ConstImageU8 src, ImageU8 dst) {
 
 }  // namespace
 
-void mean_smooth(ConstImageU8 src, ImageU8 dst, int radius) {
+void mean_smooth(ConstImageU8 src, ImageU8 dst, int radius, MeanSmoothScratch& scratch) {
   if (src.width != dst.width || src.height != dst.height)
     throw std::invalid_argument("mean_smooth: source and destination sizes differ");
   if (radius < 0) throw std::invalid_argument("mean_smooth: radius must be >= 0, got " + std::to_string(radius));
@@ -156,16 +172,17 @@ void mean_smooth(ConstImageU8 src, ImageU8 dst, int radius) {
   const long long min_band = std::max<long long>(16, window_rows / 2);
   const int bands = static_cast<int>(
       std::clamp<long long>(src.height / min_band, 1, static_cast<long long>(worker_count()) * 4));
-  parallel_rows(bands, [&](int band_begin, int band_end) {
-    for (int band = band_begin; band < band_end; ++band) {
-      const int y_begin = static_cast<int>(static_cast<long long>(src.height) * band / bands);
-      const int y_end = static_cast<int>(static_cast<long long>(src.height) * (band + 1) / bands);
-      if (radius <= kFastRadius)
-        smooth_band<std::uint32_t>(src, dst, radius, y_begin, y_end);
-      else
-        smooth_band<std::uint64_t>(src, dst, radius, y_begin, y_end);
-    }
-  });
+  if (radius <= kFastRadius)
+    smooth_bands(src, dst, radius, bands, scratch.sums32);
+  else
+    smooth_bands(src, dst, radius, bands, scratch.sums64);
+}
+
+void mean_smooth(ConstImageU8 src, ImageU8 dst, int radius) {
+  // One per calling thread: a caller that smooths frame after frame without a scratch of its
+  // own (tests, the CUDA twin's checks) still allocates only on its first frame.
+  thread_local MeanSmoothScratch scratch;
+  mean_smooth(src, dst, radius, scratch);
 }
 
 }  // namespace fp::cpu

@@ -288,15 +288,117 @@ Kernel pick_kernel(int search_radius) {
 Kernel pick_kernel(int) { return {tile_baseline, 4}; }
 #endif
 
-struct Scratch {
-  std::vector<float> pad;
-  std::vector<std::int32_t> columns;
-  std::vector<std::int32_t> running;
+// What every tile of one call shares: the kernel, the geometry, and how the image is cut.
+struct Plan {
+  Kernel kernel;
+  int k;                 // patch radius
+  int s;                 // search radius
+  int lanes_per_dy;      // offsets stored per dy: 2s+1 rounded up to whole vectors
+  int offsets;           // (2s+1) * lanes_per_dy
+  float exponent_scale;  // -log2(e) / (|P| h^2)
+  int tiles_x;
+  int tiles_y;
 };
 
-Scratch& scratch() {
-  thread_local Scratch instance;
-  return instance;
+// The start of part i of n items cut into `parts` nearly equal parts. Consecutive starts
+// differ by n / parts rounded down or up, so no part is longer than ceil(n / parts).
+int part_start(int n, int i, int parts) { return static_cast<int>(static_cast<long long>(n) * i / parts); }
+int longest_part(int n, int parts) { return (n + parts - 1) / parts; }
+
+// Grows a buffer to at least `size` elements and returns its start (it never shrinks: a
+// smaller frame reuses what a larger one sized).
+template <class T>
+T* at_least(std::vector<T>& buffer, std::size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer.data();
+}
+
+// A count of elements rounded up to whole cache lines, so that workers never share a line.
+template <class T>
+std::size_t whole_lines(std::size_t count) {
+  constexpr std::size_t kPerLine = 64 / sizeof(T);
+  return (count + kPerLine - 1) / kPerLine * kPerLine;
+}
+
+// One worker's buffers for a tile.
+struct TileBuffers {
+  float* pad;
+  std::int32_t* columns;
+  std::int32_t* running;
+};
+
+// Every worker's TileBuffers, carved from the scratch, each sized for the largest tile. They
+// are sized here, before the workers start, so that no worker allocates and a worker that
+// gets its first tile late in a run does not either.
+class WorkerBuffers {
+ public:
+  WorkerBuffers(NlmeansScratch& scratch, const Plan& plan, ConstImageU8 src) {
+    const int width = longest_part(src.width, plan.tiles_x);
+    const int height = longest_part(src.height, plan.tiles_y);
+    pad_stride_ = whole_lines<float>(static_cast<std::size_t>(width + 2 * plan.k + plan.lanes_per_dy) *
+                                     static_cast<std::size_t>(height + 2 * plan.k + 2 * plan.s));
+    columns_stride_ = whole_lines<std::int32_t>(static_cast<std::size_t>(width + 2 * plan.k) *
+                                                static_cast<std::size_t>(plan.offsets));
+    running_stride_ = whole_lines<std::int32_t>(static_cast<std::size_t>(plan.offsets));
+    const auto workers = static_cast<std::size_t>(worker_count());
+    pads_ = at_least(scratch.pads, pad_stride_ * workers);
+    columns_ = at_least(scratch.columns, columns_stride_ * workers);
+    running_ = at_least(scratch.running, running_stride_ * workers);
+  }
+
+  TileBuffers of(int worker) const {
+    const auto w = static_cast<std::size_t>(worker);
+    return {pads_ + pad_stride_ * w, columns_ + columns_stride_ * w, running_ + running_stride_ * w};
+  }
+
+ private:
+  std::size_t pad_stride_;
+  std::size_t columns_stride_;
+  std::size_t running_stride_;
+  float* pads_;
+  std::int32_t* columns_;
+  std::int32_t* running_;
+};
+
+// Denoises tile `tile` of dst with one worker's buffers.
+void run_tile(ConstImageU8 src, ImageU8 dst, const Plan& plan, const float* lane_bias, int tile,
+              const TileBuffers& buffers) {
+  const int k = plan.k;
+  const int s = plan.s;
+  const int tx = tile % plan.tiles_x;
+  const int ty = tile / plan.tiles_x;
+  const int x0 = part_start(src.width, tx, plan.tiles_x);
+  const int x1 = part_start(src.width, tx + 1, plan.tiles_x);
+  const int y0 = part_start(src.height, ty, plan.tiles_y);
+  const int y1 = part_start(src.height, ty + 1, plan.tiles_y);
+  const int width = x1 - x0;
+  const int height = y1 - y0;
+
+  // The pad holds E over rows y0-k-s .. y1+k+s-1 and columns x0-k-s .. x1+k-s+lanes_per_dy-1:
+  // the last vector of a row of offsets reads the partners of its padding lanes too.
+  const int pad_width = width + 2 * k + plan.lanes_per_dy;
+  const int pad_height = height + 2 * k + 2 * s;
+  for (int py = 0; py < pad_height; ++py) {
+    const std::uint8_t* in = src.row(reflect101(y0 - k - s + py, src.height));
+    float* out = buffers.pad + static_cast<std::ptrdiff_t>(py) * pad_width;
+    for (int px = 0; px < pad_width; ++px) out[px] = in[reflect101(x0 - k - s + px, src.width)];
+  }
+
+  TileArgs args{};
+  args.pad = buffers.pad;
+  args.pad_pitch = pad_width;
+  args.width = width;
+  args.height = height;
+  args.k = k;
+  args.s = s;
+  args.lanes_per_dy = plan.lanes_per_dy;
+  args.exponent_scale = plan.exponent_scale;
+  args.lane_bias = lane_bias;
+  args.columns = buffers.columns;
+  args.running = buffers.running;
+  args.out = dst.row(y0) + x0;
+  args.out_pitch = dst.pitch;
+  plan.kernel.run(args);
 }
 
 void check(ConstImageU8 src, int dst_width, int dst_height, const ops::NlmeansParams& p) {
@@ -309,6 +411,39 @@ void check(ConstImageU8 src, int dst_width, int dst_height, const ops::NlmeansPa
     throw std::invalid_argument("nlmeans: search must be odd and >= 1, got " + std::to_string(p.search));
 }
 
+// The kernel for this machine and the tiles: as wide as the column-sum budget allows, then
+// cut in height until every worker has several tiles to balance the load; taller tiles spend
+// less on their first row.
+Plan make_plan(ConstImageU8 src, const ops::NlmeansParams& params) {
+  Plan plan{};
+  plan.k = params.patch / 2;
+  plan.s = params.search / 2;
+  plan.kernel = pick_kernel(plan.s);
+  plan.lanes_per_dy = (2 * plan.s + 1 + plan.kernel.lanes - 1) / plan.kernel.lanes * plan.kernel.lanes;
+  plan.offsets = (2 * plan.s + 1) * plan.lanes_per_dy;
+  const double patch_area = static_cast<double>(params.patch) * params.patch;
+  // Weights are computed as powers of 2. A tiny h saturates to the largest float scale, which
+  // still gives weight 1 to a zero SSD and the negligible 2^-126 to any other.
+  const double scale = -1.4426950408889634 / (patch_area * params.h * params.h);
+  plan.exponent_scale = static_cast<float>(std::max(scale, -static_cast<double>(std::numeric_limits<float>::max())));
+
+  const int budget_width =
+      static_cast<int>(kColumnBudgetBytes / (sizeof(std::int32_t) * plan.offsets)) - 2 * plan.k;
+  const int tile_width = std::clamp(budget_width, 16, std::max(16, src.width));
+  plan.tiles_x = (src.width + tile_width - 1) / tile_width;
+  const int wanted_tiles = worker_count() * 4;
+  plan.tiles_y = std::clamp((wanted_tiles + plan.tiles_x - 1) / plan.tiles_x, 1, std::max(1, src.height / 16));
+  return plan;
+}
+
+// The padding lanes' exponents go far below -126, so their weight is the negligible 2^-126.
+const float* make_lane_bias(std::vector<float>& buffer, const Plan& plan) {
+  float* bias = at_least(buffer, static_cast<std::size_t>(plan.lanes_per_dy));
+  std::fill_n(bias, plan.lanes_per_dy, -1000.0f);
+  std::fill_n(bias, 2 * plan.s + 1, 0.0f);
+  return bias;
+}
+
 }  // namespace
 
 int reflect101(int i, int n) {
@@ -319,7 +454,7 @@ int reflect101(int i, int n) {
   return static_cast<int>(m < n ? m : period - m);
 }
 
-void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params) {
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, NlmeansScratch& scratch) {
   check(src, dst.width, dst.height, params);
   if (params.patch > kMaxPatch)
     throw std::invalid_argument("nlmeans: patch above the supported " + std::to_string(kMaxPatch));
@@ -327,72 +462,20 @@ void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params) {
     throw std::invalid_argument("nlmeans: search above the supported " + std::to_string(kMaxSearch));
   if (src.empty()) return;
 
-  const int k = params.patch / 2;
-  const int s = params.search / 2;
-  const Kernel kernel = pick_kernel(s);
-  const int lanes_per_dy = (2 * s + 1 + kernel.lanes - 1) / kernel.lanes * kernel.lanes;
-  const int offsets = (2 * s + 1) * lanes_per_dy;
-  const double patch_area = static_cast<double>(params.patch) * params.patch;
-  // Weights are computed as powers of 2. A tiny h saturates to the largest float scale, which
-  // still gives weight 1 to a zero SSD and the negligible 2^-126 to any other.
-  const double scale = -1.4426950408889634 / (patch_area * params.h * params.h);
-  const float exponent_scale =
-      static_cast<float>(std::max(scale, -static_cast<double>(std::numeric_limits<float>::max())));
-
-  // The padding lanes' exponents go far below -126, so their weight is the negligible 2^-126.
-  std::vector<float> lane_bias(static_cast<std::size_t>(lanes_per_dy), -1000.0f);
-  std::fill_n(lane_bias.begin(), 2 * s + 1, 0.0f);
-
-  // Tiles as wide as the column-sum budget allows, then cut in height until every worker
-  // has several tiles to balance the load; taller tiles spend less on their first row.
-  const int budget_width = static_cast<int>(kColumnBudgetBytes / (sizeof(std::int32_t) * offsets)) - 2 * k;
-  const int tile_width = std::clamp(budget_width, 16, std::max(16, src.width));
-  const int tiles_x = (src.width + tile_width - 1) / tile_width;
-  const int wanted_tiles = worker_count() * 4;
-  const int tiles_y = std::clamp((wanted_tiles + tiles_x - 1) / tiles_x, 1, std::max(1, src.height / 16));
-
-  parallel_rows(tiles_x * tiles_y, [&](int begin, int end) {
-    Scratch& buffers = scratch();
-    for (int tile = begin; tile < end; ++tile) {
-      const int tx = tile % tiles_x;
-      const int ty = tile / tiles_x;
-      const int x0 = static_cast<int>(static_cast<long long>(src.width) * tx / tiles_x);
-      const int x1 = static_cast<int>(static_cast<long long>(src.width) * (tx + 1) / tiles_x);
-      const int y0 = static_cast<int>(static_cast<long long>(src.height) * ty / tiles_y);
-      const int y1 = static_cast<int>(static_cast<long long>(src.height) * (ty + 1) / tiles_y);
-      const int width = x1 - x0;
-      const int height = y1 - y0;
-
-      // The pad holds E over rows y0-k-s .. y1+k+s-1 and columns x0-k-s .. x1+k-s+lanes_per_dy-1:
-      // the last vector of a row of offsets reads the partners of its padding lanes too.
-      const int pad_width = width + 2 * k + lanes_per_dy;
-      const int pad_height = height + 2 * k + 2 * s;
-      buffers.pad.resize(static_cast<std::size_t>(pad_width) * static_cast<std::size_t>(pad_height));
-      for (int py = 0; py < pad_height; ++py) {
-        const std::uint8_t* in = src.row(reflect101(y0 - k - s + py, src.height));
-        float* out = buffers.pad.data() + static_cast<std::ptrdiff_t>(py) * pad_width;
-        for (int px = 0; px < pad_width; ++px) out[px] = in[reflect101(x0 - k - s + px, src.width)];
-      }
-      buffers.columns.resize(static_cast<std::size_t>(width + 2 * k) * static_cast<std::size_t>(offsets));
-      buffers.running.resize(static_cast<std::size_t>(offsets));
-
-      TileArgs args{};
-      args.pad = buffers.pad.data();
-      args.pad_pitch = pad_width;
-      args.width = width;
-      args.height = height;
-      args.k = k;
-      args.s = s;
-      args.lanes_per_dy = lanes_per_dy;
-      args.exponent_scale = exponent_scale;
-      args.lane_bias = lane_bias.data();
-      args.columns = buffers.columns.data();
-      args.running = buffers.running.data();
-      args.out = dst.row(y0) + x0;
-      args.out_pitch = dst.pitch;
-      kernel.run(args);
-    }
+  const Plan plan = make_plan(src, params);
+  const float* lane_bias = make_lane_bias(scratch.lane_bias, plan);
+  const WorkerBuffers buffers(scratch, plan, src);
+  parallel_rows_on_workers(plan.tiles_x * plan.tiles_y, [&](int worker, int begin, int end) {
+    const TileBuffers mine = buffers.of(worker);
+    for (int tile = begin; tile < end; ++tile) run_tile(src, dst, plan, lane_bias, tile, mine);
   });
+}
+
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params) {
+  // One per calling thread: a caller that denoises frame after frame without a scratch of its
+  // own (tests, the CUDA twin's checks) still allocates only on its first frame.
+  thread_local NlmeansScratch scratch;
+  nlmeans(src, dst, params, scratch);
 }
 
 void nlmeans_exact(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params) {

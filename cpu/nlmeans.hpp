@@ -7,6 +7,9 @@
 // patches and the search window. Rows are spread over all cores.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "core/image_view.hpp"
 #include "core/ops/nlmeans_params.hpp"
 
@@ -15,6 +18,20 @@ namespace fp::cpu {
 // Reflect-101 of coordinate i into [0, n). Works for any i and any n >= 1.
 int reflect101(int i, int n);
 
+// The buffers of every worker (a tile's padded source, column sums and running SSDs), kept
+// from one call to the next by whoever denoises frame after frame (cpu/frame_ops), so that
+// once the first frame has sized them no call allocates. Only nlmeans reads the contents;
+// one scratch serves one call at a time.
+struct NlmeansScratch {
+  std::vector<float> lane_bias;
+  std::vector<float> pads;
+  std::vector<std::int32_t> columns;
+  std::vector<std::int32_t> running;
+};
+
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, NlmeansScratch& scratch);
+
+// The same with a scratch kept per calling thread.
 void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params);
 
 // The same definition evaluated in double precision without rounding: the exact

@@ -29,6 +29,13 @@ constexpr int kChunksPerWorker = 8;
 // would deadlock.
 thread_local bool t_inside_job = false;
 
+// The worker index this thread passes to bodies: pool thread i is i + 1, every other thread
+// (the callers) 0. A nested call runs inline with its thread's index, which is unique among
+// the chunks of the outer job that run at the same time.
+thread_local int t_worker = 0;
+
+using Body = FunctionRef<void(int worker, int begin, int end)>;
+
 int threads_from_environment() {
   const char* text = std::getenv("FRAMEPIPE_THREADS");
   if (text == nullptr) return 0;
@@ -45,7 +52,7 @@ class Pool {
   explicit Pool(int workers) {
     threads_.reserve(static_cast<std::size_t>(workers - 1));
     try {
-      for (int i = 0; i + 1 < workers; ++i) threads_.emplace_back([this] { worker_loop(); });
+      for (int i = 0; i + 1 < workers; ++i) threads_.emplace_back([this, i] { worker_loop(i + 1); });
     } catch (...) {
       stop_and_join();  // a thread that failed to start must not leave the others running
       throw;
@@ -59,7 +66,7 @@ class Pool {
 
   // Runs the job on the pool; false when the pool is busy with another caller's job (the
   // caller then does its rows itself rather than wait for a pool that may stay busy).
-  bool try_run(int rows, int chunks, const std::function<void(int, int)>& body) {
+  bool try_run(int rows, int chunks, Body body) {
     std::unique_lock job_lock(job_mutex_, std::try_to_lock);
     if (!job_lock.owns_lock()) return false;
 
@@ -80,7 +87,7 @@ class Pool {
     std::exception_ptr error;
     {
       std::unique_lock lock(mutex_);
-      // Every worker must be out of the job before body_ (a reference into the caller's
+      // Every worker must be out of the job before body_ (which refers to the caller's
       // frame) goes out of scope.
       done_.wait(lock, [this] { return busy_workers_ == 0; });
       body_ = nullptr;
@@ -101,7 +108,8 @@ class Pool {
     for (auto& thread : threads_) thread.join();
   }
 
-  void worker_loop() {
+  void worker_loop(int worker) {
+    t_worker = worker;
     std::uint64_t seen = 0;
     for (;;) {
       {
@@ -127,7 +135,7 @@ class Pool {
       const int begin = static_cast<int>(static_cast<long long>(rows_) * chunk / chunks_);
       const int end = static_cast<int>(static_cast<long long>(rows_) * (chunk + 1) / chunks_);
       try {
-        (*body_)(begin, end);
+        (*body_)(t_worker, begin, end);
       } catch (...) {
         std::lock_guard lock(mutex_);
         if (!error_) error_ = std::current_exception();
@@ -146,7 +154,7 @@ class Pool {
   bool stop_ = false;
   std::uint64_t generation_ = 0;
   int busy_workers_ = 0;
-  const std::function<void(int, int)>* body_ = nullptr;
+  const Body* body_ = nullptr;
   int rows_ = 0;
   int chunks_ = 0;
   std::atomic<int> next_chunk_{0};
@@ -168,15 +176,19 @@ int worker_count() {
   return count;
 }
 
-void parallel_rows(int rows, const std::function<void(int begin, int end)>& body) {
+void parallel_rows_on_workers(int rows, Body body) {
   if (rows <= 0) return;
   const int workers = worker_count();
   if (rows == 1 || workers == 1 || t_inside_job) {
-    body(0, rows);
+    body(t_worker, 0, rows);
     return;
   }
   const int chunks = std::min(rows, workers * kChunksPerWorker);
-  if (!pool().try_run(rows, chunks, body)) body(0, rows);
+  if (!pool().try_run(rows, chunks, body)) body(t_worker, 0, rows);
+}
+
+void parallel_rows(int rows, FunctionRef<void(int begin, int end)> body) {
+  parallel_rows_on_workers(rows, [body](int, int begin, int end) { body(begin, end); });
 }
 
 }  // namespace fp::cpu

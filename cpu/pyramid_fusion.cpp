@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
-#include <utility>
 #include <vector>
 
 #include "cpu/parallel.hpp"
@@ -14,61 +12,71 @@
 namespace fp::cpu {
 namespace {
 
-// Float buffers kept from one call to the next on the calling thread. A pipeline fuses frames
-// of one size over and over, and fresh blocks this large come from the kernel one page fault
-// per page: that took a third of the time. The blocks are left uninitialized, since every
-// pixel is written before it is read.
-class BufferCache {
- public:
-  struct Release {
-    std::size_t capacity = 0;
-    void operator()(float* block) const;
-  };
-  using Buffer = std::unique_ptr<float[], Release>;
-
-  static Buffer take(std::size_t size) {
-    auto& free = blocks();
-    auto best = free.end();
-    for (auto it = free.begin(); it != free.end(); ++it)
-      if (it->capacity >= size && (best == free.end() || it->capacity < best->capacity)) best = it;
-    if (best == free.end()) return Buffer(std::make_unique_for_overwrite<float[]>(size).release(), Release{size});
-    Buffer buffer(best->block.release(), Release{best->capacity});
-    free.erase(best);
-    return buffer;
-  }
-
- private:
-  // Enough for both pyramids and the temporaries of a call at the 12 levels the stage allows.
-  static constexpr std::size_t kMaxBlocks = 40;
-
-  struct Block {
-    std::size_t capacity;
-    std::unique_ptr<float[]> block;
-  };
-
-  static std::vector<Block>& blocks() {
-    thread_local std::vector<Block> free;
-    return free;
-  }
-};
-
-void BufferCache::Release::operator()(float* block) const {
-  std::unique_ptr<float[]> owned(block);
-  auto& free = BufferCache::blocks();
-  if (free.size() < BufferCache::kMaxBlocks) free.push_back({capacity, std::move(owned)});
+// Grows a buffer to at least `size` floats and returns its start. It never shrinks, so a
+// buffer that serves planes of several sizes is zero-filled only when it first grows.
+float* at_least(std::vector<float>& buffer, std::size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer.data();
 }
 
-// One float plane of a pyramid, tightly packed.
+// One float plane of a pyramid, tightly packed, in a buffer of the scratch. The buffers keep
+// what the last call left in them, since every pixel is written before it is read.
 struct Plane {
   int w = 0;
   int h = 0;
-  BufferCache::Buffer px;
+  float* px = nullptr;
 
-  Plane() = default;
-  Plane(int width, int height)
-      : w(width), h(height), px(BufferCache::take(static_cast<std::size_t>(width) * static_cast<std::size_t>(height))) {}
-  float* row(int y) { return px.get() + static_cast<std::ptrdiff_t>(y) * w; }
-  const float* row(int y) const { return px.get() + static_cast<std::ptrdiff_t>(y) * w; }
+  float* row(int y) const { return px + static_cast<std::ptrdiff_t>(y) * w; }
+};
+
+// A w x h plane in `buffer`.
+Plane plane_in(std::vector<float>& buffer, int w, int h) {
+  return {w, h, at_least(buffer, static_cast<std::size_t>(w) * static_cast<std::size_t>(h))};
+}
+
+// What passes use beside the pyramids: the half-done plane of a reduce or an expand (one at a
+// time), and a row per worker, each a whole number of cache lines so that no two workers write
+// to one line. The rows are sized here, before any worker starts.
+class Temporaries {
+ public:
+  Temporaries(PyramidFusionScratch& scratch, int width)
+      : across_(scratch.across), row_stride_((static_cast<std::size_t>(width) + kPerLine - 1) / kPerLine * kPerLine) {
+    rows_ = at_least(scratch.rows, row_stride_ * static_cast<std::size_t>(worker_count()));
+  }
+
+  Plane across(int w, int h) { return plane_in(across_, w, h); }
+  float* row(int worker) const { return rows_ + row_stride_ * static_cast<std::size_t>(worker); }
+
+ private:
+  static constexpr std::size_t kPerLine = 64 / sizeof(float);
+  std::vector<float>& across_;
+  std::size_t row_stride_;
+  float* rows_ = nullptr;
+};
+
+// A Laplacian pyramid whose level i is a plane in buffers[i]: level 0 is w x h, and each level
+// is the one below halved, rounded up.
+class Pyramid {
+ public:
+  Pyramid(std::vector<std::vector<float>>& buffers, int levels, int w, int h) : buffers_(buffers), w_(w), h_(h) {
+    if (buffers_.size() < static_cast<std::size_t>(levels)) buffers_.resize(static_cast<std::size_t>(levels));
+  }
+
+  Plane level(int i) const {
+    int w = w_;
+    int h = h_;
+    for (int j = 0; j < i; ++j) {
+      w = (w + 1) / 2;
+      h = (h + 1) / 2;
+    }
+    return plane_in(buffer(i), w, h);
+  }
+  std::vector<float>& buffer(int i) const { return buffers_[static_cast<std::size_t>(i)]; }
+
+ private:
+  std::vector<std::vector<float>>& buffers_;
+  int w_;
+  int h_;
 };
 
 int clamp_index(int i, int n) { return std::clamp(i, 0, n - 1); }
@@ -77,12 +85,14 @@ int clamp_index(int i, int n) { return std::clamp(i, 0, n - 1); }
 // more than the pass (the coarse levels are small, and there are a dozen passes per level).
 constexpr long long kParallelPixels = 32768;
 
+// body(worker, begin, end) as parallel_rows_on_workers calls it; on the calling thread the
+// whole pass is worker 0's.
 template <class Body>
 void for_rows(int rows, int width, const Body& body) {
   if (static_cast<long long>(rows) * width < kParallelPixels)
-    body(0, rows);
+    body(0, 0, rows);
   else
-    parallel_rows(rows, body);
+    parallel_rows_on_workers(rows, body);
 }
 
 // Each pixel is computed with the same float operations in the same order whether a pass
@@ -117,17 +127,17 @@ void reduce_row(const T* in, int w, float* out) {
   for (; cx < cw; ++cx) out[cx] = clamped(cx);
 }
 
-// reduce(G) of a w x h plane whose rows row(y) hold T (uint8_t or float).
+// reduce(G) of a w x h plane whose rows row(y) hold T (uint8_t or float), into `coarse`, a
+// (w+1)/2 x (h+1)/2 plane.
 template <class T, class RowOf>
-Plane reduce(int w, int h, const RowOf& row) {
+void reduce(int w, int h, const RowOf& row, const Plane& coarse, Temporaries& temps) {
   const int cw = (w + 1) / 2;
   const int ch = (h + 1) / 2;
-  Plane across(cw, h);  // blurred along x at the even columns
-  for_rows(h, w, [&](int begin, int end) {
+  const Plane across = temps.across(cw, h);  // blurred along x at the even columns
+  for_rows(h, w, [&](int, int begin, int end) {
     for (int y = begin; y < end; ++y) reduce_row<T>(row(y), w, across.row(y));
   });
-  Plane coarse(cw, ch);
-  for_rows(ch, cw, [&](int begin, int end) {
+  for_rows(ch, cw, [&](int, int begin, int end) {
     for (int cy = begin; cy < end; ++cy) {
       const int y = 2 * cy;
       const float* r0 = across.row(clamp_index(y - 2, h));
@@ -139,15 +149,14 @@ Plane reduce(int w, int h, const RowOf& row) {
       for (int cx = 0; cx < cw; ++cx) out[cx] = binomial(r0[cx], r1[cx], r2[cx], r3[cx], r4[cx]) * (1.0f / 256.0f);
     }
   });
-  return coarse;
 }
 
-Plane reduce(ConstImageU8 src) {
-  return reduce<std::uint8_t>(src.width, src.height, [src](int y) { return src.row(y); });
+void reduce(ConstImageU8 src, const Plane& coarse, Temporaries& temps) {
+  reduce<std::uint8_t>(src.width, src.height, [src](int y) { return src.row(y); }, coarse, temps);
 }
 
-Plane reduce(const Plane& g) {
-  return reduce<float>(g.w, g.h, [&g](int y) { return g.row(y); });
+void reduce(const Plane& g, const Plane& coarse, Temporaries& temps) {
+  reduce<float>(g.w, g.h, [&g](int y) { return static_cast<const float*>(g.row(y)); }, coarse, temps);
 }
 
 // The coarse samples and weights of fine coordinate i along one axis of n coarse samples:
@@ -186,17 +195,16 @@ void expand_row(const float* in, int n, float* out, int w) {
 }
 
 // expand(coarse, w, h), with its vertical pass merged with what is done with the result:
-// each finished row y goes to consume(y, up) in a scratch row (which stays in the L1 cache)
-// instead of a plane, and is used there at once.
+// each finished row y goes to consume(y, up) in the worker's row (which stays in the L1
+// cache) instead of a plane, and is used there at once.
 template <class Consume>
-void expand(const Plane& coarse, int w, int h, const Consume& consume) {
-  Plane across(w, coarse.h);  // rows first
-  for_rows(coarse.h, w, [&](int begin, int end) {
+void expand(const Plane& coarse, int w, int h, Temporaries& temps, const Consume& consume) {
+  const Plane across = temps.across(w, coarse.h);  // rows first
+  for_rows(coarse.h, w, [&](int, int begin, int end) {
     for (int cy = begin; cy < end; ++cy) expand_row(coarse.row(cy), coarse.w, across.row(cy), w);
   });
-  for_rows(h, w, [&](int begin, int end) {
-    std::vector<float> up(static_cast<std::size_t>(w));
-    float* u = up.data();
+  for_rows(h, w, [&](int worker, int begin, int end) {
+    float* u = temps.row(worker);
     for (int y = begin; y < end; ++y) {
       const Taps t = expand_taps(y, coarse.h);
       const float* r0 = across.row(t.index[0]);
@@ -227,28 +235,23 @@ void round_row(float* v, int w, std::uint8_t* out) {
 // The Laplacian pyramid of src (levels >= 2). The first level is computed from the 8-bit
 // plane and the first expand directly, so that no float copy of src is made; each coarser
 // Gaussian level turns into its Laplacian level in place once the finer one has used it.
-std::vector<Plane> laplacian_pyramid(ConstImageU8 src, int levels) {
-  std::vector<Plane> pyramid;
-  pyramid.reserve(static_cast<std::size_t>(levels));
-  pyramid.emplace_back();  // level 0 comes last
-  pyramid.push_back(reduce(src));
-  for (int i = 2; i < levels; ++i) pyramid.push_back(reduce(pyramid.back()));
-  Plane base(src.width, src.height);
+void laplacian_pyramid(ConstImageU8 src, const Pyramid& pyramid, int levels, Temporaries& temps) {
+  reduce(src, pyramid.level(1), temps);
+  for (int i = 2; i < levels; ++i) reduce(pyramid.level(i - 1), pyramid.level(i), temps);
+  const Plane base = pyramid.level(0);
   const int w = src.width;
-  expand(pyramid[1], w, src.height, [&](int y, const float* up) {
+  expand(pyramid.level(1), w, src.height, temps, [&](int y, const float* up) {
     const std::uint8_t* g = src.row(y);
     float* l = base.row(y);
     for (int x = 0; x < w; ++x) l[x] = static_cast<float>(g[x]) - up[x];
   });
-  pyramid[0] = std::move(base);
-  for (std::size_t i = 1; i + 1 < pyramid.size(); ++i) {
-    Plane& level = pyramid[i];
-    expand(pyramid[i + 1], level.w, level.h, [&](int y, const float* up) {
+  for (int i = 1; i + 1 < levels; ++i) {
+    const Plane level = pyramid.level(i);
+    expand(pyramid.level(i + 1), level.w, level.h, temps, [&](int y, const float* up) {
       float* l = level.row(y);
       for (int x = 0; x < level.w; ++x) l[x] = l[x] - up[x];
     });
   }
-  return pyramid;
 }
 
 // Sum of squares over the 3x3 window around x of the rows r0, r1, r2 (already clamped),
@@ -264,38 +267,36 @@ inline float energy(const float* r0, const float* r1, const float* r2, int x, in
   return sum;
 }
 
-// Fuses detail level b into a (a keeps the result).
-void fuse_detail(Plane& a, const Plane& b, ops::FusionRule rule, float gain) {
-  if (rule == ops::FusionRule::MaxEnergy) {
-    // The energies need a's neighbours unchanged, so the result goes to a new plane.
-    Plane fused(a.w, a.h);
-    const int w = a.w;
-    for_rows(a.h, w, [&](int begin, int end) {
-      for (int y = begin; y < end; ++y) {
-        const int above = clamp_index(y - 1, a.h);
-        const int below = clamp_index(y + 1, a.h);
-        const float* a0 = a.row(above);
-        const float* a1 = a.row(y);
-        const float* a2 = a.row(below);
-        const float* b0 = b.row(above);
-        const float* b1 = b.row(y);
-        const float* b2 = b.row(below);
-        float* out = fused.row(y);
-        auto pick = [&](int x, int left, int right) {
-          const float ea = energy(a0, a1, a2, x, left, right);
-          const float eb = energy(b0, b1, b2, x, left, right);
-          return (ea >= eb ? a1[x] : b1[x]) * gain;
-        };
-        // The first and last columns replicate the border; the others need no clamping.
-        out[0] = pick(0, 0, std::min(1, w - 1));
-        for (int x = 1; x + 1 < w; ++x) out[x] = pick(x, x - 1, x + 1);
-        if (w > 1) out[w - 1] = pick(w - 1, w - 2, w - 1);
-      }
-    });
-    a = std::move(fused);
-    return;
-  }
-  for_rows(a.h, a.w, [&](int begin, int end) {
+// max_energy's choice between the coefficients of a and b, times gain, into `fused`.
+void fuse_max_energy(const Plane& a, const Plane& b, float gain, const Plane& fused) {
+  const int w = a.w;
+  for_rows(a.h, w, [&](int, int begin, int end) {
+    for (int y = begin; y < end; ++y) {
+      const int above = clamp_index(y - 1, a.h);
+      const int below = clamp_index(y + 1, a.h);
+      const float* a0 = a.row(above);
+      const float* a1 = a.row(y);
+      const float* a2 = a.row(below);
+      const float* b0 = b.row(above);
+      const float* b1 = b.row(y);
+      const float* b2 = b.row(below);
+      float* out = fused.row(y);
+      auto pick = [&](int x, int left, int right) {
+        const float ea = energy(a0, a1, a2, x, left, right);
+        const float eb = energy(b0, b1, b2, x, left, right);
+        return (ea >= eb ? a1[x] : b1[x]) * gain;
+      };
+      // The first and last columns replicate the border; the others need no clamping.
+      out[0] = pick(0, 0, std::min(1, w - 1));
+      for (int x = 1; x + 1 < w; ++x) out[x] = pick(x, x - 1, x + 1);
+      if (w > 1) out[w - 1] = pick(w - 1, w - 2, w - 1);
+    }
+  });
+}
+
+// average or max_abs of a and b, times gain, into a.
+void fuse_in_place(const Plane& a, const Plane& b, ops::FusionRule rule, float gain) {
+  for_rows(a.h, a.w, [&](int, int begin, int end) {
     for (int y = begin; y < end; ++y) {
       float* pa = a.row(y);
       const float* pb = b.row(y);
@@ -307,6 +308,53 @@ void fuse_detail(Plane& a, const Plane& b, ops::FusionRule rule, float gain) {
   });
 }
 
+// Fuses detail level `a` (in `level`, a's buffer) with b: a's buffer keeps the result.
+void fuse_detail(std::vector<float>& level, const Plane& a, const Plane& b, ops::FusionRule rule, float gain,
+                 std::vector<float>& spare) {
+  if (rule != ops::FusionRule::MaxEnergy) {
+    fuse_in_place(a, b, rule, gain);
+    return;
+  }
+  // The energies need a's neighbours unchanged, so the result goes to the spare plane, which
+  // then takes the level's place (and the level's buffer is the spare of the next frame).
+  fuse_max_energy(a, b, gain, plane_in(spare, a.w, a.h));
+  level.swap(spare);
+}
+
+// levels == 1: the base level alone, the inputs averaged (with the base's gain of 1), then
+// rounded.
+void average_inputs(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const Temporaries& temps) {
+  const int w = dst.width;
+  for_rows(dst.height, w, [&](int worker, int begin, int end) {
+    float* v = temps.row(worker);
+    for (int y = begin; y < end; ++y) {
+      const std::uint8_t* pa = a.row(y);
+      const std::uint8_t* pb = b.row(y);
+      for (int x = 0; x < w; ++x) v[x] = (static_cast<float>(pa[x]) + static_cast<float>(pb[x])) * 0.5f * 1.0f;
+      round_row(v, w, dst.row(y));
+    }
+  });
+}
+
+// collapse: R_{N-1} = F_{N-1}; R_i = F_i + expand(R_{i+1}), in place; the finest level goes
+// straight to dst, rounded (its plane is scratch now).
+void collapse(const Pyramid& fused, int levels, ImageU8 dst, Temporaries& temps) {
+  for (int i = levels - 2; i >= 1; --i) {
+    const Plane level = fused.level(i);
+    expand(fused.level(i + 1), level.w, level.h, temps, [&](int y, const float* up) {
+      float* f = level.row(y);
+      for (int x = 0; x < level.w; ++x) f[x] = f[x] + up[x];
+    });
+  }
+  const Plane finest = fused.level(0);
+  const int w = dst.width;
+  expand(fused.level(1), w, dst.height, temps, [&](int y, const float* up) {
+    float* f = finest.row(y);
+    for (int x = 0; x < w; ++x) f[x] = f[x] + up[x];
+    round_row(f, w, dst.row(y));
+  });
+}
+
 void check_sizes(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params) {
   if (a.width != b.width || a.height != b.height || a.width != dst.width || a.height != dst.height)
     throw std::invalid_argument("pyramid_fusion: the inputs and the output must have one size");
@@ -315,49 +363,36 @@ void check_sizes(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionP
 
 }  // namespace
 
-void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params) {
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params,
+                    PyramidFusionScratch& scratch) {
   check_sizes(a, b, dst, params);
   if (a.empty()) return;
   const int levels = params.levels;
-  const int w = dst.width;
+  Temporaries temps(scratch, dst.width);
   if (levels == 1) {
-    // The base level alone: the inputs averaged (with the base's gain of 1), then rounded.
-    for_rows(dst.height, w, [&](int begin, int end) {
-      std::vector<float> row(static_cast<std::size_t>(w));
-      float* v = row.data();
-      for (int y = begin; y < end; ++y) {
-        const std::uint8_t* pa = a.row(y);
-        const std::uint8_t* pb = b.row(y);
-        for (int x = 0; x < w; ++x) v[x] = (static_cast<float>(pa[x]) + static_cast<float>(pb[x])) * 0.5f * 1.0f;
-        round_row(v, w, dst.row(y));
-      }
-    });
+    average_inputs(a, b, dst, temps);
     return;
   }
-  std::vector<Plane> fused = laplacian_pyramid(a, levels);
-  const std::vector<Plane> other = laplacian_pyramid(b, levels);
+  const Pyramid fused(scratch.first, levels, dst.width, dst.height);
+  const Pyramid other(scratch.second, levels, dst.width, dst.height);
+  laplacian_pyramid(a, fused, levels, temps);
+  laplacian_pyramid(b, other, levels, temps);
 
+  if (scratch.spare.size() < static_cast<std::size_t>(levels)) scratch.spare.resize(static_cast<std::size_t>(levels));
   for (int i = 0; i + 1 < levels; ++i) {
     const auto level = static_cast<std::size_t>(i);
     const float gain = level < params.gain.size() ? params.gain[level] : 1.0f;
-    fuse_detail(fused[level], other[level], params.rule, gain);
+    fuse_detail(fused.buffer(i), fused.level(i), other.level(i), params.rule, gain, scratch.spare[level]);
   }
-  fuse_detail(fused.back(), other.back(), ops::FusionRule::Average, 1.0f);
+  fuse_in_place(fused.level(levels - 1), other.level(levels - 1), ops::FusionRule::Average, 1.0f);
+  collapse(fused, levels, dst, temps);
+}
 
-  for (std::size_t i = fused.size() - 2; i >= 1; --i) {
-    Plane& level = fused[i];
-    expand(fused[i + 1], level.w, level.h, [&](int y, const float* up) {
-      float* f = level.row(y);
-      for (int x = 0; x < level.w; ++x) f[x] = f[x] + up[x];
-    });
-  }
-  // The finest level of the collapse goes straight to the output (its plane is scratch now).
-  Plane& finest = fused[0];
-  expand(fused[1], w, dst.height, [&](int y, const float* up) {
-    float* f = finest.row(y);
-    for (int x = 0; x < w; ++x) f[x] = f[x] + up[x];
-    round_row(f, w, dst.row(y));
-  });
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params) {
+  // One per calling thread: a caller that fuses frame after frame without a scratch of its own
+  // (tests, the CUDA twin's checks) still allocates only on its first frame.
+  thread_local PyramidFusionScratch scratch;
+  pyramid_fusion(a, b, dst, params, scratch);
 }
 
 }  // namespace fp::cpu

@@ -23,6 +23,22 @@
 
 namespace fp::cpu {
 
+// The float planes of a fusion, kept from one call to the next by whoever fuses frame after
+// frame (cpu/frame_ops): fresh blocks this large come from the kernel one page fault per
+// page, which took a third of the time, and once the first frame has sized them no call
+// allocates. Only pyramid_fusion reads the contents; one scratch serves one call at a time.
+struct PyramidFusionScratch {
+  std::vector<std::vector<float>> first;   // a's Laplacian pyramid, one buffer per level
+  std::vector<std::vector<float>> second;  // b's
+  std::vector<std::vector<float>> spare;   // per level, where max_energy writes its choice
+  std::vector<float> across;               // the half-done plane inside a reduce or an expand
+  std::vector<float> rows;                 // a row per worker
+};
+
+void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params,
+                    PyramidFusionScratch& scratch);
+
+// The same with a scratch kept per calling thread.
 void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::FusionParams& params);
 
 }  // namespace fp::cpu

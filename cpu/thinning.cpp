@@ -107,32 +107,10 @@ constexpr unsigned listed_bits(unsigned kinds) { return kinds << 3; }
 constexpr unsigned kListed = listed_bits(3);
 constexpr unsigned kTouched = 1U << 5;
 
-// Buffers kept from one call to the next on the calling thread, since a pipeline thins frames
-// of one size over and over and fresh blocks this large cost a page fault per page (at
-// 1920x1080 that took longer than the thinning itself). The lists are sized for the worst
-// case, every pixel listed, but only the pages that they use are ever touched.
-struct Workspace {
-  std::size_t capacity = 0;
-  std::unique_ptr<std::uint8_t[]> pixels;
-  std::unique_ptr<std::uint8_t[]> state;
-  std::unique_ptr<std::uint32_t[]> pending[2];
-  std::unique_ptr<std::uint32_t[]> doomed;
-  std::unique_ptr<std::uint32_t[]> touched;
-
-  void reserve(std::size_t size) {
-    if (size <= capacity) return;
-    *this = Workspace{};  // the old blocks go before the new ones come
-    pixels = std::make_unique_for_overwrite<std::uint8_t[]>(size);
-    state = std::make_unique_for_overwrite<std::uint8_t[]>(size);
-    for (auto& list : pending) list = std::make_unique_for_overwrite<std::uint32_t[]>(size);
-    doomed = std::make_unique_for_overwrite<std::uint32_t[]>(size);
-    touched = std::make_unique_for_overwrite<std::uint32_t[]>(size);
-    capacity = size;
-  }
-};
-
-Workspace& workspace() {
-  thread_local Workspace instance;
+// For the callers without a scratch of their own: one per thread, so that a caller thinning
+// frame after frame on one thread still allocates only on its first.
+ThinningScratch& thread_scratch() {
+  thread_local ThinningScratch instance;
   return instance;
 }
 
@@ -154,20 +132,22 @@ Workspace& workspace() {
 class Thinner {
  public:
   template <class IsForeground>
-  Thinner(ConstImageU8 image, IsForeground is_foreground)
-      : width_(image.width), height_(image.height), stride_(static_cast<std::uint32_t>(image.width) + 2) {
+  Thinner(ConstImageU8 image, IsForeground is_foreground, ThinningScratch& scratch)
+      : width_(image.width),
+        height_(image.height),
+        stride_(static_cast<std::uint32_t>(image.width) + 2),
+        band_counts_(scratch.band_counts) {
     const std::size_t framed = static_cast<std::size_t>(stride_) * (static_cast<std::size_t>(height_) + 2);
     // + 1: a list of every pixel still writes one entry past its end.
     const std::size_t size = framed + kTail + 1;
     if (size > std::numeric_limits<std::uint32_t>::max()) throw std::invalid_argument("zhang_suen: image too large");
-    Workspace& ws = workspace();
-    ws.reserve(size);
-    pixels_ = ws.pixels.get();
-    state_ = ws.state.get();
-    pending_[0] = ws.pending[0].get();
-    pending_[1] = ws.pending[1].get();
-    doomed_ = ws.doomed.get();
-    touched_ = ws.touched.get();
+    scratch.reserve(size);
+    pixels_ = scratch.pixels.get();
+    state_ = scratch.state.get();
+    pending_[0] = scratch.pending[0].get();
+    pending_[1] = scratch.pending[1].get();
+    doomed_ = scratch.doomed.get();
+    touched_ = scratch.touched.get();
 
     // The frame and the tail are background; their state is kept (as 0) too, so that the
     // branch-free updates read no uninitialized byte.
@@ -282,7 +262,9 @@ class Thinner {
   // moved together in order.
   void list_initially_deletable() {
     const int bands = std::min(height_, 4 * worker_count());
-    std::vector<std::array<std::size_t, 2>> counts(static_cast<std::size_t>(bands));
+    // Only grows: a smaller frame reuses what a larger one sized.
+    if (band_counts_.size() < static_cast<std::size_t>(bands)) band_counts_.resize(static_cast<std::size_t>(bands));
+    std::array<std::size_t, 2>* const counts = band_counts_.data();
     const auto pixels_per_row = static_cast<std::size_t>(width_);
     auto band_rows = [&](int band) { return part_start(static_cast<std::size_t>(height_), band, bands); };
     parallel_rows(bands, [&](int first_band, int last_band) {
@@ -318,14 +300,14 @@ class Thinner {
           }
           for (; i < stop; ++i) evaluate(i);
         }
-        counts[static_cast<std::size_t>(band)] = {n0, n1};
+        counts[band] = {n0, n1};
       }
     });
     for (int kind = 0; kind < 2; ++kind) {
       std::uint32_t* const list = pending_[kind];
       std::size_t total = 0;
       for (int band = 0; band < bands; ++band) {
-        const std::size_t n = counts[static_cast<std::size_t>(band)][static_cast<std::size_t>(kind)];
+        const std::size_t n = counts[band][static_cast<std::size_t>(kind)];
         std::memmove(list + total, list + band_rows(band) * pixels_per_row, n * sizeof(std::uint32_t));
         total += n;
       }
@@ -342,6 +324,7 @@ class Thinner {
   std::size_t pending_size_[2] = {0, 0};
   std::uint32_t* doomed_ = nullptr;
   std::uint32_t* touched_ = nullptr;
+  std::vector<std::array<std::size_t, 2>>& band_counts_;
 };
 
 // Runs pairs of sub-iterations until a pair deletes nothing; returns the pairs run.
@@ -362,6 +345,24 @@ void check_sizes(ConstImageU8 src, ImageU8 dst) {
 
 }  // namespace
 
+void ThinningScratch::reserve(std::size_t size) {
+  if (size <= capacity) return;
+  // The old blocks go before the new ones come; until all are in, the scratch counts as empty
+  // (so that one failing to come leaves a scratch that reserves again).
+  pixels.reset();
+  state.reset();
+  for (auto& list : pending) list.reset();
+  doomed.reset();
+  touched.reset();
+  capacity = 0;
+  pixels = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+  state = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+  for (auto& list : pending) list = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+  doomed = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+  touched = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+  capacity = size;
+}
+
 void binarize(ConstImageU8 src, ImageU8 dst, int threshold) {
   check_sizes(src, dst);
   if (src.empty()) return;
@@ -376,21 +377,25 @@ void binarize(ConstImageU8 src, ImageU8 dst, int threshold) {
 
 int zhang_suen(ImageU8 image) {
   if (image.empty()) return 1;  // one pass that finds nothing to delete
-  Thinner thinner(image, [](std::uint8_t value) { return value != 0; });
+  Thinner thinner(image, [](std::uint8_t value) { return value != 0; }, thread_scratch());
   const int passes = thin_to_convergence(thinner);
   thinner.write_back(image, 1);
   return passes;
 }
 
-int thinning(ConstImageU8 src, ImageU8 dst, int threshold) {
+int thinning(ConstImageU8 src, ImageU8 dst, int threshold, ThinningScratch& scratch) {
   check_sizes(src, dst);
   if (src.empty()) return 1;  // as zhang_suen on an empty plane
   // Binarizing straight into the framed copy saves two passes over dst. The whole source is
   // read before dst is written, so the two may be one plane.
-  Thinner thinner(src, [threshold](std::uint8_t value) { return static_cast<int>(value) > threshold; });
+  Thinner thinner(src, [threshold](std::uint8_t value) { return static_cast<int>(value) > threshold; }, scratch);
   const int passes = thin_to_convergence(thinner);
   thinner.write_back(dst, 255);
   return passes;
+}
+
+int thinning(ConstImageU8 src, ImageU8 dst, int threshold) {
+  return thinning(src, dst, threshold, thread_scratch());
 }
 
 }  // namespace fp::cpu

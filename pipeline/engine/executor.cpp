@@ -244,7 +244,7 @@ class Run {
         const int slot = static_cast<int>(submitted % slot_count);
         retire(slot, progress);
         const auto t0 = RunClock::now();
-        enqueue(slot, std::exchange(sources, std::vector<Frame>(nodes_.size())));
+        enqueue(slot, sources);
         stats_.enqueue_ms += ms_since(t0);
         ++submitted;
       }
@@ -261,12 +261,15 @@ class Run {
     progress.finish();
   }
 
-  // Enqueues the graph on the sources' frames in `slot`, which takes ownership of them.
-  void enqueue(int slot, std::vector<Frame> sources) {
+  // Enqueues the graph on the sources' frames in `slot`, which takes ownership of them:
+  // `sources` comes back empty, one empty frame per node (the slot's emptied vectors are
+  // swapped back and forth, so no frame allocates a vector once warm).
+  void enqueue(int slot, std::vector<Frame>& sources) {
     auto& work = slot_work_[static_cast<std::size_t>(slot)];
     auto& context = slots_->context(slot);
     work.release();
-    work.sources = std::move(sources);
+    work.sources.swap(sources);
+    sources.assign(nodes_.size(), Frame{});
     work.frames.assign(nodes_.size(), Frame{});
     work.host_planes.assign(nodes_.size(), {});
     SlotEnqueue enqueue{*slots_, slot, work, monitor_, options_.hooks, host_copies_};
@@ -296,7 +299,8 @@ class Run {
     auto& work = slot_work_[static_cast<std::size_t>(slot)];
     if (!work.pending) return;
     work.pending = false;
-    std::vector<double> stage_ms(nodes_.size());
+    std::vector<double>& stage_ms = stage_ms_;
+    stage_ms.assign(nodes_.size(), 0.0);
     const auto t0 = RunClock::now();
     slots_->wait(slot, stage_ms);
     stats_.wait_ms += ms_since(t0);
@@ -478,6 +482,7 @@ class Run {
   std::vector<ProcessNode*> processes_;
   std::vector<SinkNode*> sinks_;
   std::vector<SlotWork> slot_work_;
+  std::vector<double> stage_ms_;  // retire()'s, kept so that no frame allocates it
   RunClock::time_point started_{};  // execute() began
   double graph_cpu_ms_ = 0;         // the graph thread's CPU time while frames flowed
   std::int64_t submitted_ = 0;  // frames enqueued into slots so far (the graph's thread alone)

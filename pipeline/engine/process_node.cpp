@@ -15,7 +15,8 @@ void ProcessNode::prepare(std::span<const VideoInfo> inputs) { info = process().
 
 void ProcessNode::enqueue(SlotEnqueue& slot) {
   const auto i = index();
-  std::vector<Frame> inputs;
+  std::vector<Frame>& inputs = inputs_;  // kept: no frame allocates it once warm
+  inputs.clear();
   for (int in : graph().inputs) inputs.push_back(slot.work.frames[static_cast<std::size_t>(in)]);
   const auto t0 = RunClock::now();
   slot.slots.begin_stage(slot.slot, static_cast<int>(i));
@@ -24,6 +25,7 @@ void ProcessNode::enqueue(SlotEnqueue& slot) {
   timing.enqueue_ms += ms_since(t0);
   ++timing.frames;
   check_plane_use(inputs.front(), slot.work.frames[i]);
+  inputs.clear();  // the slot's work holds the frames from here
   slot.show_if_wanted(i);
 }
 

@@ -29,6 +29,7 @@ class ProcessNode final : public ProducerNode {
   void check_plane_use(const Frame& first, const Frame& out) const;
 
   std::unique_ptr<Stage> stage_;
+  std::vector<Frame> inputs_;  // enqueue()'s, kept so that no frame allocates it
 };
 
 }  // namespace fp
