@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cpu/parallel.hpp"
+#include "cpu/scratch.hpp"
 
 namespace fp::cpu {
 namespace {
@@ -53,18 +54,14 @@ template <class Sum>
 class WorkerSums {
  public:
   WorkerSums(std::vector<Sum>& storage, int width)
-      : stride_((static_cast<std::size_t>(width) + kPerLine - 1) / kPerLine * kPerLine) {
-    const std::size_t size = 2 * stride_ * static_cast<std::size_t>(worker_count());
-    if (storage.size() < size) storage.resize(size);  // only grows: a smaller frame reuses it
-    base_ = storage.data();
-  }
+      : stride_(whole_cache_lines<Sum>(static_cast<std::size_t>(width))),
+        base_(at_least(storage, 2 * stride_ * static_cast<std::size_t>(worker_count()))) {}
   Sum* column(int worker) const { return base_ + 2 * stride_ * static_cast<std::size_t>(worker); }
   Sum* window(int worker) const { return column(worker) + stride_; }
 
  private:
-  static constexpr std::size_t kPerLine = 64 / sizeof(Sum);
   std::size_t stride_;
-  Sum* base_ = nullptr;
+  Sum* base_;
 };
 
 // Column sums for row y: rows above the image repeat row 0 and rows below repeat row h-1, so

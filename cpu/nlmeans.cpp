@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/parallel.hpp"
+#include "cpu/scratch.hpp"
 
 namespace fp::cpu {
 namespace {
@@ -305,21 +306,6 @@ struct Plan {
 int part_start(int n, int i, int parts) { return static_cast<int>(static_cast<long long>(n) * i / parts); }
 int longest_part(int n, int parts) { return (n + parts - 1) / parts; }
 
-// Grows a buffer to at least `size` elements and returns its start (it never shrinks: a
-// smaller frame reuses what a larger one sized).
-template <class T>
-T* at_least(std::vector<T>& buffer, std::size_t size) {
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer.data();
-}
-
-// A count of elements rounded up to whole cache lines, so that workers never share a line.
-template <class T>
-std::size_t whole_lines(std::size_t count) {
-  constexpr std::size_t kPerLine = 64 / sizeof(T);
-  return (count + kPerLine - 1) / kPerLine * kPerLine;
-}
-
 // One worker's buffers for a tile.
 struct TileBuffers {
   float* pad;
@@ -335,11 +321,11 @@ class WorkerBuffers {
   WorkerBuffers(NlmeansScratch& scratch, const Plan& plan, ConstImageU8 src) {
     const int width = longest_part(src.width, plan.tiles_x);
     const int height = longest_part(src.height, plan.tiles_y);
-    pad_stride_ = whole_lines<float>(static_cast<std::size_t>(width + 2 * plan.k + plan.lanes_per_dy) *
-                                     static_cast<std::size_t>(height + 2 * plan.k + 2 * plan.s));
-    columns_stride_ = whole_lines<std::int32_t>(static_cast<std::size_t>(width + 2 * plan.k) *
-                                                static_cast<std::size_t>(plan.offsets));
-    running_stride_ = whole_lines<std::int32_t>(static_cast<std::size_t>(plan.offsets));
+    pad_stride_ = whole_cache_lines<float>(static_cast<std::size_t>(width + 2 * plan.k + plan.lanes_per_dy) *
+                                           static_cast<std::size_t>(height + 2 * plan.k + 2 * plan.s));
+    columns_stride_ = whole_cache_lines<std::int32_t>(static_cast<std::size_t>(width + 2 * plan.k) *
+                                                      static_cast<std::size_t>(plan.offsets));
+    running_stride_ = whole_cache_lines<std::int32_t>(static_cast<std::size_t>(plan.offsets));
     const auto workers = static_cast<std::size_t>(worker_count());
     pads_ = at_least(scratch.pads, pad_stride_ * workers);
     columns_ = at_least(scratch.columns, columns_stride_ * workers);

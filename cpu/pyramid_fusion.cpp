@@ -8,16 +8,10 @@
 #include <vector>
 
 #include "cpu/parallel.hpp"
+#include "cpu/scratch.hpp"
 
 namespace fp::cpu {
 namespace {
-
-// Grows a buffer to at least `size` floats and returns its start. It never shrinks, so a
-// buffer that serves planes of several sizes is zero-filled only when it first grows.
-float* at_least(std::vector<float>& buffer, std::size_t size) {
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer.data();
-}
 
 // One float plane of a pyramid, tightly packed, in a buffer of the scratch. The buffers keep
 // what the last call left in them, since every pixel is written before it is read.
@@ -40,7 +34,7 @@ Plane plane_in(std::vector<float>& buffer, int w, int h) {
 class Temporaries {
  public:
   Temporaries(PyramidFusionScratch& scratch, int width)
-      : across_(scratch.across), row_stride_((static_cast<std::size_t>(width) + kPerLine - 1) / kPerLine * kPerLine) {
+      : across_(scratch.across), row_stride_(whole_cache_lines<float>(static_cast<std::size_t>(width))) {
     rows_ = at_least(scratch.rows, row_stride_ * static_cast<std::size_t>(worker_count()));
   }
 
@@ -48,7 +42,6 @@ class Temporaries {
   float* row(int worker) const { return rows_ + row_stride_ * static_cast<std::size_t>(worker); }
 
  private:
-  static constexpr std::size_t kPerLine = 64 / sizeof(float);
   std::vector<float>& across_;
   std::size_t row_stride_;
   float* rows_ = nullptr;
@@ -59,7 +52,7 @@ class Temporaries {
 class Pyramid {
  public:
   Pyramid(std::vector<std::vector<float>>& buffers, int levels, int w, int h) : buffers_(buffers), w_(w), h_(h) {
-    if (buffers_.size() < static_cast<std::size_t>(levels)) buffers_.resize(static_cast<std::size_t>(levels));
+    at_least(buffers_, static_cast<std::size_t>(levels));
   }
 
   Plane level(int i) const {
@@ -378,7 +371,7 @@ void pyramid_fusion(ConstImageU8 a, ConstImageU8 b, ImageU8 dst, const ops::Fusi
   laplacian_pyramid(a, fused, levels, temps);
   laplacian_pyramid(b, other, levels, temps);
 
-  if (scratch.spare.size() < static_cast<std::size_t>(levels)) scratch.spare.resize(static_cast<std::size_t>(levels));
+  at_least(scratch.spare, static_cast<std::size_t>(levels));
   for (int i = 0; i + 1 < levels; ++i) {
     const auto level = static_cast<std::size_t>(i);
     const float gain = level < params.gain.size() ? params.gain[level] : 1.0f;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/parallel.hpp"
+#include "cpu/scratch.hpp"
 
 namespace fp::cpu {
 namespace {
@@ -262,9 +263,7 @@ class Thinner {
   // moved together in order.
   void list_initially_deletable() {
     const int bands = std::min(height_, 4 * worker_count());
-    // Only grows: a smaller frame reuses what a larger one sized.
-    if (band_counts_.size() < static_cast<std::size_t>(bands)) band_counts_.resize(static_cast<std::size_t>(bands));
-    std::array<std::size_t, 2>* const counts = band_counts_.data();
+    std::array<std::size_t, 2>* const counts = at_least(band_counts_, static_cast<std::size_t>(bands));
     const auto pixels_per_row = static_cast<std::size_t>(width_);
     auto band_rows = [&](int band) { return part_start(static_cast<std::size_t>(height_), band, bands); };
     parallel_rows(bands, [&](int first_band, int last_band) {

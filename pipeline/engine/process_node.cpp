@@ -15,17 +15,16 @@ void ProcessNode::prepare(std::span<const VideoInfo> inputs) { info = process().
 
 void ProcessNode::enqueue(SlotEnqueue& slot) {
   const auto i = index();
-  std::vector<Frame>& inputs = inputs_;  // kept: no frame allocates it once warm
-  inputs.clear();
-  for (int in : graph().inputs) inputs.push_back(slot.work.frames[static_cast<std::size_t>(in)]);
+  inputs_.clear();  // kept between frames: no frame allocates it once warm
+  for (int in : graph().inputs) inputs_.push_back(slot.work.frames[static_cast<std::size_t>(in)]);
   const auto t0 = RunClock::now();
   slot.slots.begin_stage(slot.slot, static_cast<int>(i));
-  slot.work.frames[i] = process().process(inputs, slot.context());
+  slot.work.frames[i] = process().process(inputs_, slot.context());
   slot.slots.end_stage(slot.slot, static_cast<int>(i));
   timing.enqueue_ms += ms_since(t0);
   ++timing.frames;
-  check_plane_use(inputs.front(), slot.work.frames[i]);
-  inputs.clear();  // the slot's work holds the frames from here
+  check_plane_use(inputs_.front(), slot.work.frames[i]);
+  inputs_.clear();  // the slot's work holds the frames from here
   slot.show_if_wanted(i);
 }
 

@@ -27,12 +27,17 @@ namespace fp {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The stage whose frames an output writes: the input of the first sink.
 std::string first_output_node(const PipelineDefinition& definition) {
   for (const auto& stage : definition.stages)
     if (const StageSpec* spec = find_stage(stage.type); spec && spec->role == StageRole::Sink && !stage.inputs.empty())
       return stage.inputs.front();
   return "";
 }
+
+}  // namespace
 
 StreamRoots StreamManager::Impl::roots_with_state_file(const StreamManagerOptions& options) {
   StreamRoots roots = options.roots;

@@ -97,9 +97,6 @@ struct ManagedRun {
 // input may take to open (twice its timeout_ms, the one stretch without a heartbeat).
 Clock::duration heartbeat_limit(const PipelineDefinition& definition);
 
-// The stage whose frames an output writes: the input of the first sink.
-std::string first_output_node(const PipelineDefinition& definition);
-
 // Why a put or remove of `name` by the other source is refused.
 std::string made_by_other(const std::string& name, StreamSource owner);
 
