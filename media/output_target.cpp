@@ -11,7 +11,6 @@ namespace fp {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -67,14 +66,14 @@ OutputTarget parse_output_target(std::string_view output) {
   target.url = std::string(output);
   // MPEG-TS over datagrams: 7 TS packets (1316 bytes) per datagram fit any Ethernet MTU, so
   // no datagram is fragmented (a lost fragment loses all seven packets).
-  if (starts_with(output, "udp://")) {
+  if (output.starts_with("udp://")) {
     require_port(output, "udp://");
     target.kind = OutputKind::Udp;
     target.muxer = "mpegts";
     target.url = with_default_query(target.url, "pkt_size", "1316");
     return target;
   }
-  if (starts_with(output, "srt://")) {
+  if (output.starts_with("srt://")) {
     require_port(output, "srt://");
     target.kind = OutputKind::Srt;
     target.muxer = "mpegts";
@@ -86,7 +85,7 @@ OutputTarget parse_output_target(std::string_view output) {
     return target;
   }
   if (is_rtsp_uri(output)) {
-    require_port(output, starts_with(output, "rtsps://") ? "rtsps://" : "rtsp://");
+    require_port(output, output.starts_with("rtsps://") ? "rtsps://" : "rtsp://");
     const RtspUri rtsp = parse_rtsp_uri(output);  // throws for a transport other than tcp|udp
     target.kind = OutputKind::Rtsp;
     target.muxer = "rtsp";

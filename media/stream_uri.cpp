@@ -12,7 +12,6 @@ namespace fp {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
@@ -139,7 +138,7 @@ bool is_live_uri(std::string_view uri) {
   constexpr std::array<std::string_view, 7> kLive = {"rtsp://", "rtsps://", "rtmp://", "rtmps://",
                                                      "udp://",  "rtp://",   "srt://"};
   for (auto prefix : kLive)
-    if (starts_with(uri, prefix)) return true;
+    if (uri.starts_with(prefix)) return true;
   return false;
 }
 
@@ -154,11 +153,11 @@ bool is_endless_uri(const std::string& uri) {
 }
 
 bool is_network_uri(std::string_view uri) {
-  return uri.find("://") != std::string_view::npos && !starts_with(uri, "file://") && !starts_with(uri, "v4l2://") &&
-         !starts_with(uri, "testsrc://");
+  return uri.find("://") != std::string_view::npos && !uri.starts_with("file://") && !uri.starts_with("v4l2://") &&
+         !uri.starts_with("testsrc://");
 }
 
-bool is_rtsp_uri(std::string_view uri) { return starts_with(uri, "rtsp://") || starts_with(uri, "rtsps://"); }
+bool is_rtsp_uri(std::string_view uri) { return uri.starts_with("rtsp://") || uri.starts_with("rtsps://"); }
 
 RtspUri parse_rtsp_uri(std::string_view uri) {
   RtspUri result;

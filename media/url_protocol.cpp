@@ -13,14 +13,13 @@ constexpr std::string_view kSchemeChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJK
 // (and names no protocol it has).
 constexpr std::size_t kMaxScheme = 127;
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
 UrlProtocol url_protocol(std::string_view url) {
   const std::size_t length = std::min(url.find_first_not_of(kSchemeChars), url.size());
   const bool scheme = length < url.size() && url[length] == ':';
-  const bool subfile = starts_with(url, "subfile,") && url.find(':', length + 1) != std::string_view::npos;
+  const bool subfile = url.starts_with("subfile,") && url.find(':', length + 1) != std::string_view::npos;
   UrlProtocol protocol;
   protocol.name = scheme || subfile ? std::string(url.substr(0, std::min(length, kMaxScheme))) : "file";
   protocol.outer = protocol.name.substr(0, protocol.name.find('+'));
@@ -28,7 +27,7 @@ UrlProtocol url_protocol(std::string_view url) {
 }
 
 std::string file_protocol_path(std::string_view url) {
-  return std::string(starts_with(url, "file:") ? url.substr(5) : url);
+  return std::string(url.starts_with("file:") ? url.substr(5) : url);
 }
 
 }  // namespace fp

@@ -9,7 +9,6 @@ namespace fp {
 
 namespace {
 
-bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 void report(const FileUse& output, const std::string& message, std::vector<ConfigIssue>& issues) {
   ConfigIssue issue = output.where;
@@ -23,7 +22,7 @@ void report(const FileUse& output, const std::string& message, std::vector<Confi
 std::string file_path_of(const FileUse& use) {
   const std::string& path = use.path;
   if (path.empty() || path == "null") return "";
-  bool file = path.find("://") == std::string::npos || starts_with(path, "file://");
+  bool file = path.find("://") == std::string::npos || std::string_view(path).starts_with("file://");
   if (use.written) {
     try {
       const OutputKind kind = parse_output_target(path).kind;
@@ -34,8 +33,8 @@ std::string file_path_of(const FileUse& use) {
   }
   if (!file) return "";
   // FFmpeg's file protocol, spelled out, names the same file.
-  if (starts_with(path, "file://")) return path.substr(7);
-  if (starts_with(path, "file:")) return path.substr(5);
+  if (std::string_view(path).starts_with("file://")) return path.substr(7);
+  if (std::string_view(path).starts_with("file:")) return path.substr(5);
   return path;
 }
 

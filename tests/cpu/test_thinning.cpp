@@ -72,7 +72,7 @@ HostImageU8 to_image(const Grid& g, int w, int h, int scale) {
   return image;
 }
 
-void expect_matches_naive(const HostImageU8& src, int threshold) {
+void expect_thinning_matches_naive(const HostImageU8& src, int threshold) {
   SCOPED_TRACE("threshold " + std::to_string(threshold));
   Grid g = binarized(src, threshold);
   const int want_passes = naive_zhang_suen(g);
@@ -106,9 +106,9 @@ TEST(Thinning, MatchesNaiveOnBlobsAtOtsuAndFixedThresholds) {
   for (const auto size : kSizes) {
     SCOPED_TRACE(test::describe(size));
     const HostImageU8 src = test::blob_image(size.w, size.h, seed++);
-    expect_matches_naive(src, otsu_threshold(histogram(src.view())));
-    expect_matches_naive(src, 40);
-    expect_matches_naive(src, 90);
+    expect_thinning_matches_naive(src, otsu_threshold(histogram(src.view())));
+    expect_thinning_matches_naive(src, 40);
+    expect_thinning_matches_naive(src, 90);
   }
 }
 
@@ -117,8 +117,8 @@ TEST(Thinning, MatchesNaiveOnNoise) {
   for (const auto size : kSizes) {
     SCOPED_TRACE(test::describe(size));
     const HostImageU8 src = test::random_image(size.w, size.h, seed++);
-    expect_matches_naive(src, 127);
-    expect_matches_naive(src, 60);  // mostly foreground: wide regions with pinholes
+    expect_thinning_matches_naive(src, 127);
+    expect_thinning_matches_naive(src, 60);  // mostly foreground: wide regions with pinholes
   }
 }
 

@@ -10,16 +10,12 @@
 
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
 
 const char* kSmallPipeline = R"(input: testsrc://96x64@25?noise=10&frames=6
 stages:
@@ -46,7 +42,7 @@ TEST(Cli, HelpAndVersion) {
 // shows it.
 TEST(Cli, VerboseBeforeOrAfterTheSubcommand) {
   TempDir dir("cli-verbose");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   const std::vector<std::vector<std::string>> calls = {
       {"run", "p.yaml", "-v", "--frames", "2"}, {"-v", "run", "p.yaml", "--frames", "2"},
       {"run", "p.yaml", "--verbose", "--frames", "2", "--quiet"}, {"validate", "p.yaml", "-v"},
@@ -92,7 +88,7 @@ TEST(Cli, StagesListsEveryStageAndItsParameters) {
 
 TEST(Cli, ValidateReportsEveryErrorWithItsPlaceAndCreatesNothing) {
   TempDir dir("cli-validate");
-  write_file(dir / "bad.yaml", R"(input: testsrc://64x48
+  write_text(dir / "bad.yaml", R"(input: testsrc://64x48
 stages:
   - {id: smooth, type: mean_smooth, radius: -2}
   - {id: den, type: nlmeans, h: 0}
@@ -107,7 +103,7 @@ stages:
     EXPECT_NE(result.output.find("stages[1].h"), std::string::npos) << result.output;
     EXPECT_FALSE(fs::exists(dir / "out.mp4"));
   }
-  write_file(dir / "good.yaml", kSmallPipeline);
+  write_text(dir / "good.yaml", kSmallPipeline);
   auto ok = run_framepipe({"validate", "good.yaml"}, dir.path());
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_FALSE(fs::exists(dir / "out.mp4"));
@@ -115,7 +111,7 @@ stages:
 
 TEST(Cli, RunWritesOutputsAndStats) {
   TempDir dir("cli-run");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "--stats-json", "stats.json"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("out.mp4"), std::string::npos) << "says where the outputs went";
@@ -144,7 +140,7 @@ TEST(Cli, RunWritesOutputsAndStats) {
 // `--drop` and the file's `drop:`/`realtime:` reach the run; a bad value is a usage error.
 TEST(Cli, DropPolicyFromTheFileOrTheCommandLine) {
   TempDir dir("cli-drop");
-  write_file(dir / "p.yaml", std::string("realtime: true\ndrop: newest\n") + kSmallPipeline);
+  write_text(dir / "p.yaml", std::string("realtime: true\ndrop: newest\n") + kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "-q", "--stats-json", "a.json"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "a.json"))["stages"][0]["drop"], "newest");
@@ -161,7 +157,7 @@ TEST(Cli, DropPolicyFromTheFileOrTheCommandLine) {
 // a bad value is a usage error that names the option. (NVDEC itself: tests/pipeline/test_nvdec.)
 TEST(Cli, DecoderOptionReachesEveryDecodeStage) {
   TempDir dir("cli-decoder");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   ASSERT_EQ(run_framepipe({"run", "p.yaml", "-q"}, dir.path()).exit_code, 0);
   auto result = run_framepipe({"run", "p.yaml", "-i", "out.mp4", "-o", "copy.mp4", "--device", "cpu", "--decoder",
                                "software", "-q", "--stats-json", "s.json"},
@@ -191,7 +187,7 @@ TEST(Cli, DecoderOptionReachesEveryDecodeStage) {
 // cannot open, naming the output. On a machine with NVENC both write every frame.
 TEST(Cli, NvencCodecFallsBackUnderAutoAndFailsAloneByName) {
   TempDir dir("cli-nvenc");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "--set", "out.codec=auto", "-q", "--stats-json", "a.json"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(count_frames(dir / "out.mp4"), 6);
@@ -215,7 +211,7 @@ TEST(Cli, NvencCodecFallsBackUnderAutoAndFailsAloneByName) {
 
 TEST(Cli, OverridesReplaceInputOutputAndParameters) {
   TempDir dir("cli-overrides");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "-i", "testsrc://64x48@10?frames=3", "-o", "other.mkv", "--set",
                                "smooth.radius=1", "--set", "hist.output=h.csv", "--quiet"},
                               dir.path());
@@ -231,7 +227,7 @@ TEST(Cli, OverridesReplaceInputOutputAndParameters) {
 
 TEST(Cli, FramesLimitsTheRun) {
   TempDir dir("cli-frames");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "--frames", "2", "-q"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(count_frames(dir / "out.mp4"), 2);
@@ -250,8 +246,8 @@ class CliRuntimeError : public ::testing::TestWithParam<RuntimeErrorCase> {};
 TEST_P(CliRuntimeError, IsOneLineNamingThePath) {
   const auto& c = GetParam();
   TempDir dir("cli-" + c.name);
-  write_file(dir / "p.yaml", kSmallPipeline);
-  write_file(dir / "notes.mp4", "these are not frames\n");
+  write_text(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "notes.mp4", "these are not frames\n");
   std::vector<std::string> args = {"run", "p.yaml"};
   args.insert(args.end(), c.override_args.begin(), c.override_args.end());
   auto result = run_framepipe(args, dir.path());
@@ -315,7 +311,7 @@ TEST(Cli, BenchUnknownStageIsAUsageError) {
 
 TEST(Cli, UnknownDeviceIsAUsageError) {
   TempDir dir("cli-device");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   auto result = run_framepipe({"run", "p.yaml", "--device", "cuda:7"}, dir.path());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("cuda:7"), std::string::npos) << result.output;
@@ -323,7 +319,7 @@ TEST(Cli, UnknownDeviceIsAUsageError) {
 
 TEST(Cli, ProbeDescribesAFile) {
   TempDir dir("cli-probe");
-  write_file(dir / "p.yaml", kSmallPipeline);
+  write_text(dir / "p.yaml", kSmallPipeline);
   ASSERT_EQ(run_framepipe({"run", "p.yaml", "-q"}, dir.path()).exit_code, 0);
   auto result = run_framepipe({"probe", "out.mp4"}, dir.path());
   EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -337,7 +333,7 @@ TEST(Cli, ProbeDescribesAFile) {
 // Ctrl-C stops an endless run; the outputs written so far are finalized and decodable.
 TEST(Cli, InterruptFinalizesOutputs) {
   TempDir dir("cli-interrupt");
-  write_file(dir / "p.yaml", R"(input: testsrc://96x64@25?frames=0
+  write_text(dir / "p.yaml", R"(input: testsrc://96x64@25?frames=0
 stages:
   - {id: hist, type: luma_histogram, output: hist.jsonl}
   - {id: out, type: encode, output: out.mp4}

@@ -23,6 +23,7 @@
 #include "tests/e2e/doc_fences.hpp"
 #include "tests/e2e/serve_docs_commands.hpp"
 #include "tests/ffmpeg_muxers.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -115,15 +116,6 @@ const NeedsGpu kNeedsGpu[] = {
     {"bench", {"--runs", "3", "--warmup", "1", "--bounds", "estimate"}, "times the CUDA kernels"},
 };
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // README.md and every .md under docs/, named relative to the repository.
 std::vector<std::pair<fs::path, std::string>> doc_files() {
   const fs::path root(FRAMEPIPE_SOURCE_DIR);
@@ -178,7 +170,6 @@ struct Planned {
   CommandResult result;
 };
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 // The `&&`-separated parts of a command line (no quoted && in the docs' commands).
 std::vector<std::string> and_list(const std::string& text) {
@@ -204,7 +195,7 @@ TEST(DocCommands, FencesAreClosedAndNamed) {
 TEST(DocCommands, EveryCommandRunsOrIsListed) {
   TempDir root("doc-commands");
   {
-    write_file(root / "clip.yaml", kClipPipeline);
+    write_text(root / "clip.yaml", kClipPipeline);
     const auto clip = run_framepipe({"run", "clip.yaml", "--quiet"}, root.path());
     ASSERT_EQ(clip.exit_code, 0) << clip.output;
   }
@@ -239,9 +230,9 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
       const std::string call = parts.back();
       parts.pop_back();
       std::string setup;
-      bool runnable = starts_with(call, "framepipe ") || starts_with(call, "build/bin/framepipe ");
+      bool runnable = std::string_view(call).starts_with("framepipe ") || std::string_view(call).starts_with("build/bin/framepipe ");
       for (const auto& part : parts) {
-        runnable = runnable && starts_with(part, "mkdir -p ");
+        runnable = runnable && std::string_view(part).starts_with("mkdir -p ");
         setup += part + " && ";
       }
       if (!runnable) {
@@ -254,7 +245,7 @@ TEST(DocCommands, EveryCommandRunsOrIsListed) {
       fs::create_directories(plan.dir / "live");
       fs::create_directory_symlink(fs::path(FRAMEPIPE_SOURCE_DIR) / "config", plan.dir / "config");
       fs::create_symlink(root / "clip.mp4", plan.dir / "clip.mp4");
-      write_file(plan.dir / "bad.yaml", kBadPipeline);
+      write_text(plan.dir / "bad.yaml", kBadPipeline);
       auto words = shell_words(setup, call, plan.dir);
       if (words.size() < 2) {
         ADD_FAILURE() << command.where << ": bash could not expand `" << command.text << "`";
@@ -343,11 +334,11 @@ TEST(DocCommands, EveryPipelineInTheDocsValidates) {
     bool whole = false;
     for (const auto& line : fence.lines) {
       text += line.text + "\n";
-      whole = whole || starts_with(line.text, "stages:");
+      whole = whole || std::string_view(line.text).starts_with("stages:");
     }
     if (!whole) continue;
     const std::string file = "pipeline-" + std::to_string(++pipelines) + ".yaml";
-    write_file(dir / file, text);
+    write_text(dir / file, text);
     const auto result = run_framepipe({"validate", file}, dir.path());
     EXPECT_EQ(result.exit_code, 0) << fence.where << ": the pipeline does not validate:\n" << result.output;
   }
@@ -377,7 +368,7 @@ TEST(DocCommands, RunOptionsTableIsRunHelp) {
       continue;             // the line before it
     }
     in_table = true;
-    if (!starts_with(row, "| `")) continue;  // the header and its rule
+    if (!std::string_view(row).starts_with("| `")) continue;  // the header and its rule
     const auto cell = row.substr(3, row.find('`', 3) - 3);
     for (const auto& name : option_names(cell)) documented.insert(name);
   }

@@ -9,18 +9,12 @@
 #include <sstream>
 
 #include "stages/registry.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(Docs, StageReferenceCoversEveryStageAndParameter) {
   const std::string doc = read_text(fs::path(FRAMEPIPE_SOURCE_DIR) / "docs" / "stages.md");

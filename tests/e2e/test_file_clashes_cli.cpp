@@ -9,13 +9,12 @@
 #include <iterator>
 
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string bytes_of(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,7 +30,7 @@ stages:
 class ClashCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    write_file(dir_ / "p.yaml", kPipeline);
+    write_text(dir_ / "p.yaml", kPipeline);
     const auto made = run_framepipe({"run", "p.yaml", "-i", "testsrc://64x48@30?frames=3", "-o", "in.y4m"}, dir_.path());
     ASSERT_EQ(made.exit_code, 0) << made.output;
     input_ = bytes_of(dir_ / "in.y4m");
@@ -72,7 +71,7 @@ TEST_F(ClashCli, GlobOutputsOverTheirSourcesAreRefused) {
   fs::create_directory(dir_ / "cams");
   fs::copy_file(dir_ / "in.y4m", dir_ / "cams/a.y4m");
   fs::copy_file(dir_ / "in.y4m", dir_ / "cams/b.y4m");
-  write_file(dir_ / "g.yaml", "inputs: {glob: 'cams/*.y4m'}\nstages:\n  - {id: out, type: encode, output: 'cams/{stream}.y4m'}\n");
+  write_text(dir_ / "g.yaml", "inputs: {glob: 'cams/*.y4m'}\nstages:\n  - {id: out, type: encode, output: 'cams/{stream}.y4m'}\n");
   for (const std::string command : {"run", "validate"}) {
     const auto result = run_framepipe({command, "g.yaml"}, dir_.path());
     EXPECT_EQ(result.exit_code, 2) << result.output;
@@ -87,7 +86,7 @@ TEST_F(ClashCli, GlobOutputsOverTheirSourcesAreRefused) {
 }
 
 TEST_F(ClashCli, TwoOutputsAtOnePathAreRefused) {
-  write_file(dir_ / "p.yaml", "input: in.y4m\nstages:\n  - {id: a, type: encode, output: o.mp4}\n"
+  write_text(dir_ / "p.yaml", "input: in.y4m\nstages:\n  - {id: a, type: encode, output: o.mp4}\n"
                               "  - {id: b, type: encode, input: input, output: o.mp4}\n");
   expect_refused({}, "p.yaml:4:49: stages[1].output: 'o.mp4' (output of stage 'b') and 'o.mp4' (output of stage 'a') "
                      "are one file");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -21,8 +22,6 @@ namespace fs = std::filesystem;
 constexpr int kTimeoutSeconds = 60;
 constexpr int kFrames = 12;
 
-void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // A pipeline with a histogram and two encodes of the same frames; `marks` are replaced.
 std::string pipeline(int frames, const std::string& hist, const std::string& bad_output) {
   std::string text = "input: testsrc://160x120@25?noise=10&frames=" + std::to_string(frames) +
@@ -31,8 +30,6 @@ std::string pipeline(int frames, const std::string& hist, const std::string& bad
   text += "  - {id: good, type: encode, input: hist, output: good.mkv}\n";
   return text;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The run failed cleanly: exit 1 (not a signal, not a timeout), the reason named.
 void expect_clean_failure(const CommandResult& result, const std::vector<std::string>& named) {

@@ -12,16 +12,15 @@
 
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kFrames = 300;  // far more than a pipe holds (64 KiB): the writes outlast the reader
-constexpr int kTimeoutSeconds = 60;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+constexpr int kPipeFrames = 300;  // far more than a pipe holds (64 KiB): the writes outlast the reader
+constexpr int kPipeTimeoutSeconds = 60;
 
 struct PipeCase {
   std::string name;
@@ -36,21 +35,21 @@ TEST_P(OutputToAPipeWhoseReaderLeaves, FailsAloneAndTheOtherOutputsAreComplete) 
   const auto& c = GetParam();
   TempDir dir("pipe-" + c.name);
   ASSERT_EQ(mkfifo((dir / c.fifo).c_str(), 0600), 0) << std::strerror(errno);
-  std::string pipeline = "input: testsrc://160x120@25?noise=10&frames=" + std::to_string(kFrames) + "\nstages:\n";
+  std::string pipeline = "input: testsrc://160x120@25?noise=10&frames=" + std::to_string(kPipeFrames) + "\nstages:\n";
   pipeline += "  - {id: hist, type: luma_histogram, output: " + std::string(c.histogram ? c.fifo : "hist.jsonl") + "}\n";
   if (!c.histogram) pipeline += "  - {id: pipe, type: encode, input: hist, output: " + c.fifo + "}\n";
   pipeline += "  - {id: file, type: encode, input: hist, output: good.mp4}\n";
   std::ofstream(dir / "p.yaml") << pipeline;
   // The reader takes a few bytes and goes away, as a player that is closed does.
   BackgroundRun reader(dir.path(), "sh", {"-c", "head -c 1000 " + c.fifo + " > /dev/null"}, "reader.log");
-  const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), kTimeoutSeconds);
+  const auto result = run_framepipe_with_timeout({"run", "p.yaml", "-q"}, dir.path(), kPipeTimeoutSeconds);
   EXPECT_EQ(result.exit_code, 1) << result.output;
   for (const std::string& part : {c.fifo, c.stage + ": ", std::string(std::strerror(EPIPE))})
     EXPECT_TRUE(contains(result.output, part)) << "names " << part << ":\n" << result.output;
   // The mp4 beside it was finalized (its index written): every frame decodes.
-  EXPECT_EQ(count_frames(dir / "good.mp4"), kFrames);
+  EXPECT_EQ(count_frames(dir / "good.mp4"), kPipeFrames);
   if (!c.histogram) {
-    EXPECT_EQ(count_lines(dir / "hist.jsonl"), kFrames);
+    EXPECT_EQ(count_lines(dir / "hist.jsonl"), kPipeFrames);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -17,8 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kSecret = "S3cr3tPassphrase";
-
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string text_of(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -35,10 +34,10 @@ struct Case {
 TEST(Secrets, NoPasswordOrPassphraseIsEverPrintedOrWritten) {
   TempDir dir("cli-secrets");
   const std::string secret = kSecret;
-  write_file(dir / "p.yaml", "input: testsrc://64x48@30?frames=5\nstages:\n  - {id: out, type: encode, output: null}\n");
-  write_file(dir / "list.txt", "srt://127.0.0.1:9?passphrase=" + secret + " cam extra-word\n");
-  write_file(dir / "list.yaml", "inputs: {list: list.txt}\nstages:\n  - {id: out, type: encode, output: 'o_{stream}.mp4'}\n");
-  write_file(dir / "scalar.yaml",
+  write_text(dir / "p.yaml", "input: testsrc://64x48@30?frames=5\nstages:\n  - {id: out, type: encode, output: null}\n");
+  write_text(dir / "list.txt", "srt://127.0.0.1:9?passphrase=" + secret + " cam extra-word\n");
+  write_text(dir / "list.yaml", "inputs: {list: list.txt}\nstages:\n  - {id: out, type: encode, output: 'o_{stream}.mp4'}\n");
+  write_text(dir / "scalar.yaml",
              "inputs: 'rtsp://user:" + secret + "@127.0.0.1:9/live'\nstages:\n  - {id: out, type: encode, output: o.mp4}\n");
   // Port 9 on the loopback: nothing listens (TCP refuses at once, an SRT caller waits timeout_ms).
   const std::string srt = "srt://127.0.0.1:9?passphrase=" + secret;
@@ -78,7 +77,7 @@ TEST(Secrets, NoPasswordOrPassphraseIsEverPrintedOrWritten) {
 
 TEST(Secrets, ValuesThatAreNoSecretStayReadable) {
   TempDir dir("cli-secrets-readable");
-  write_file(dir / "p.yaml", "input: testsrc://64x48@30?frames=5\nstages:\n  - {id: out, type: encode, output: null}\n");
+  write_text(dir / "p.yaml", "input: testsrc://64x48@30?frames=5\nstages:\n  - {id: out, type: encode, output: null}\n");
   const auto result =
       run_framepipe({"validate", "p.yaml", "--set", "out=srt://h:9000?latency=200&streamid=cam7", "--set", "out.crf=77"},
                     dir.path());

@@ -20,6 +20,7 @@
 #include "pipeline/stream_list/shard.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/time_bound.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -44,13 +45,6 @@ std::set<std::string> all_stems() {
   std::set<std::string> stems;
   for (int i = 0; i < kFiles; ++i) stems.insert(stem(i));
   return stems;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The files in `folder`, by name.

@@ -28,19 +28,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kPipeline = R"(input: testsrc://96x64@25?frames=0
+constexpr const char* kEndlessPipeline = R"(input: testsrc://96x64@25?frames=0
 stages:
   - {id: hist, type: luma_histogram, output: hist.jsonl}
   - {id: out, type: encode, output: out.mp4}
 )";
 
-void write_pipeline(const TempDir& dir) { std::ofstream(dir / "p.yaml") << kPipeline; }
+void write_endless_pipeline(const TempDir& dir) { std::ofstream(dir / "p.yaml") << kEndlessPipeline; }
 
 // A signal 1 s after framepipe (`args`, a run or a probe) connected to a server that never
 // answers (it is waiting in the open then): gone within 2 s, exit 130.
 void expect_prompt_stop_while_opening(const SilentServer& server, const std::vector<std::string>& args, int sig) {
   TempDir dir("signals-open");
-  write_pipeline(dir);
+  write_endless_pipeline(dir);
   BackgroundRun run(dir.path(), args);
   ASSERT_TRUE(server.connected_within(10)) << "framepipe never connected: " << run.outcome();
   std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -94,7 +94,7 @@ TEST(Signals, SigintWhileReadingThePipeline) {
 TEST(Signals, SilentServerTimesOutWithAClearError) {
   SilentServer server;
   TempDir dir("signals-timeout");
-  write_pipeline(dir);
+  write_endless_pipeline(dir);
   const std::string uri = "rtsp://127.0.0.1:" + std::to_string(server.port()) + "/stream";
   // The open's deadline is twice the network timeout (5 s): 10 s of real time, unscaled,
   // plus a scaled margin for the rest of the run.
@@ -114,7 +114,7 @@ TEST(Signals, SilentServerTimesOutWithAClearError) {
 // rows of JSON, one per frame written.
 void expect_orderly_stop_mid_run(int sig, const std::string& name) {
   TempDir dir("signals-" + name + "-run");
-  write_pipeline(dir);
+  write_endless_pipeline(dir);
   BackgroundRun run(dir.path(), {"run", "p.yaml", "-q", "--device", "cpu"});
   // Frames flow once the histogram has rows (it is written as frames leave the graph).
   const auto give_up = Clock::now() + std::chrono::duration<double>(time_bound(10.0));

@@ -23,6 +23,7 @@
 #include "tests/live/rtsp_server.hpp"
 #include "tests/live/stream_receiver.hpp"
 #include "tests/ffmpeg_muxers.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -39,13 +40,6 @@ void write_pipeline(const TempDir& dir, int frames, const std::vector<std::strin
   out << "input: testsrc://320x240@" << kFps << "?frames=" << frames << "\n" << extra << "stages:\n";
   for (std::size_t i = 0; i < outputs.size(); ++i)
     out << "  - {id: out" << i << ", type: encode, input: input, output: '" << outputs[i] << "'}\n";
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 void expect_h264_320x240(const std::filesystem::path& media) {

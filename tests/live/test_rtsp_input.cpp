@@ -21,6 +21,7 @@
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/e2e/silent_server.hpp"
 #include "tests/live/rtsp_server.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -45,13 +46,6 @@ std::string input_map(const std::string& uri, const std::string& extra = "") {
 nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The pts of every frame of a video, decoded with framepipe's own source.

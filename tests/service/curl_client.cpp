@@ -1,4 +1,5 @@
 #include "tests/service/curl_client.hpp"
+#include "tests/text_files.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,13 +19,6 @@ std::string quoted(const std::string& arg) {
   std::string q = "'";
   for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string lower(std::string text) {
@@ -90,8 +84,8 @@ HttpReply curl_with_body(const std::string& method, const std::string& url, cons
     reply.curl_error = printed;
   }
   reply.headers = "\n";  // so that every header line starts with one (has_header)
-  reply.headers += read_file(headers_file);
-  reply.body = read_file(out_file);
+  reply.headers += read_text(headers_file);
+  reply.body = read_text(out_file);
   for (const auto& f : {body_file, headers_file, out_file}) std::filesystem::remove(f);
   return reply;
 }

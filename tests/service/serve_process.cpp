@@ -78,4 +78,8 @@ std::string ServeProcess::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
 }
 
+HttpReply put_stream(const ServeProcess& server, const std::string& name, const nlohmann::json& body) {
+  return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
+}
+
 }  // namespace fp::test

@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
+#include "tests/service/curl_client.hpp"
 
 namespace fp::test {
 
@@ -54,5 +57,8 @@ class ServeProcess {
 // The args of `framepipe serve` as ServeProcess passes them, for tests that start it
 // themselves (bad options): the template files written into `dir`.
 std::vector<std::string> write_templates(const std::filesystem::path& dir, const std::map<std::string, std::string>& templates);
+
+// PUT /v1/streams/NAME with `body`, by curl.
+HttpReply put_stream(const ServeProcess& server, const std::string& name, const nlohmann::json& body);
 
 }  // namespace fp::test

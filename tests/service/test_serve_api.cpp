@@ -22,10 +22,6 @@ using nlohmann::json;
 
 const std::string kEndless = "testsrc://64x48@30?frames=0";
 
-HttpReply put_stream(const ServeProcess& server, const std::string& name, const json& body) {
-  return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
-}
-
 // Every error body is {"error": "...", "status": N} with N the HTTP status.
 void expect_error(const HttpReply& reply, int status, const std::string& containing = "") {
   EXPECT_EQ(reply.status, status) << reply.body << reply.curl_error;

@@ -23,7 +23,7 @@ using nlohmann::json;
 
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
-const std::string kEndless = R"({"uri": "testsrc://64x48@30?frames=0"})";
+const std::string kEndlessBody = R"({"uri": "testsrc://64x48@30?frames=0"})";
 
 // Waits until the stream has frames through (its output then has something to finalize).
 bool wait_for_frames(const ServeProcess& server, const std::string& name) {
@@ -51,7 +51,7 @@ TEST(ServeLifecycle, SigtermDrainsEveryStreamAndExitsZero) {
   ServeProcess server("sigterm");
   ASSERT_SERVING(server);
   for (const char* name : {"cam1", "cam2"})
-    ASSERT_EQ(curl_with_body("PUT", server.url(std::string("/v1/streams/") + name), kEndless).status, 201);
+    ASSERT_EQ(curl_with_body("PUT", server.url(std::string("/v1/streams/") + name), kEndlessBody).status, 201);
   ASSERT_TRUE(wait_for_frames(server, "cam1") && wait_for_frames(server, "cam2")) << server.log();
   server.process().signal(SIGTERM);
   const auto [code, seconds] = server.process().wait(time_bound(25));
@@ -85,7 +85,7 @@ TEST(ServeLifecycle, ReadyIsNotAboutCameras) {
 // and it would end at once (the drain then finishes, exit 0).
 void add_stuck_stream(ServeProcess& server) {
   ASSERT_EQ(mkfifo((server.outputs() / "stuck.mkv").c_str(), 0600), 0);
-  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/stuck"), kEndless).status, 201) << server.log();
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/stuck"), kEndlessBody).status, 201) << server.log();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
   while (!waits_on_a_fifo(server.process().pid()) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -104,7 +104,7 @@ TEST(ServeLifecycle, DrainRequestRefusesAddsAndEnds) {
   // A stuck stream keeps the drain going (until --drain-timeout) while the server is asked.
   ServeProcess server("drain-api", {.drain_timeout = 3});
   ASSERT_SERVING(server);
-  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndless).status, 201);
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndlessBody).status, 201);
   ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
   ASSERT_NO_FATAL_FAILURE(add_stuck_stream(server));
   EXPECT_EQ(curl("GET", server.url("/readyz")).status, 200);
@@ -115,7 +115,7 @@ TEST(ServeLifecycle, DrainRequestRefusesAddsAndEnds) {
   const auto ready = curl("GET", server.url("/readyz"));
   EXPECT_EQ(ready.status, 503) << ready.body;
   EXPECT_EQ(ready.json().value("error", ""), "draining") << ready.body;
-  const auto put = curl_with_body("PUT", server.url("/v1/streams/cam2"), kEndless);
+  const auto put = curl_with_body("PUT", server.url("/v1/streams/cam2"), kEndlessBody);
   EXPECT_EQ(put.status, 503) << put.body;
   EXPECT_EQ(put.json().value("error", ""), "draining") << put.body;
   const auto ds = curl_with_body("POST", server.url("/api/v1/stream/add"),
@@ -175,7 +175,7 @@ TEST(ServeLifecycle, SigtermAfterADrainRequestEndsAtOnce) {
 TEST(ServeLifecycle, SighupIsAReloadNeverAnEnd) {
   ServeProcess server("sighup");
   ASSERT_SERVING(server);
-  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndless).status, 201);
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndlessBody).status, 201);
   ASSERT_TRUE(wait_for_frames(server, "cam1")) << server.log();
   const std::string since = curl("GET", server.url("/v1/streams/cam1")).json().value("since", "");
   server.process().signal(SIGHUP);

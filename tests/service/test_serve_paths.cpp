@@ -18,6 +18,7 @@
 #include "tests/service/curl_client.hpp"
 #include "tests/service/serve_process.hpp"
 #include "tests/time_bound.hpp"
+#include "tests/text_files.hpp"
 
 namespace fp::test {
 namespace {
@@ -27,22 +28,11 @@ using nlohmann::json;
 
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
-HttpReply put_stream(const ServeProcess& server, const std::string& name, const json& body) {
-  return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
-}
-
 // A small raw video: `frames` grey 64x48 frames as a y4m stream.
 std::string y4m_video(int frames) {
   std::string video = "YUV4MPEG2 W64 H48 F30:1 Ip A1:1 C420jpeg\n";
   for (int i = 0; i < frames; ++i) video += "FRAME\n" + std::string(64 * 48 * 3 / 2, static_cast<char>(16 + 8 * i));
   return video;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Waits (bounded) until the stream has stopped running: failed, or finished its input.
@@ -128,7 +118,7 @@ TEST(ServePaths, OutputSwappedForASymlinkAfterTheCheckWritesNothingOutside) {
   ::close(fd);
 
   const std::string state = wait_until_over(server, "cam1");
-  EXPECT_EQ(read_file(precious), precious_text) << "written outside the output root through the symlink; stream: "
+  EXPECT_EQ(read_text(precious), precious_text) << "written outside the output root through the symlink; stream: "
                                                 << state << "\n" << server.log();
   EXPECT_TRUE(fs::is_symlink(server.outputs() / "cam1.mkv"));
 }

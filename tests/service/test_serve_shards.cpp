@@ -67,7 +67,7 @@ void write_list(const fs::path& file, const std::vector<ListedStream>& streams) 
   fs::rename(part, file);
 }
 
-void write_text(const fs::path& file, const std::string& text) {
+void write_atomically(const fs::path& file, const std::string& text) {
   const fs::path part = file.string() + ".part";
   std::ofstream(part) << text;
   fs::rename(part, file);
@@ -363,7 +363,7 @@ TEST(ServeShards, ThreeThenFourProcessesShareOneListAndFollowItsChanges) {
   std::string broken = "streams:\n";
   for (const auto& s : edited) broken += "  - name: " + s.name + "\n    uri: \"" + s.uri + "\"\n";
   broken += "  - name: no-uri\n";
-  write_text(list, broken);
+  write_atomically(list, broken);
   json info;
   ASSERT_TRUE(eventually(
       [&] {
@@ -491,7 +491,7 @@ TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
     }
   }
 
-  write_text(list, "streams: []\n");
+  write_atomically(list, "streams: []\n");
   EXPECT_TRUE(eventually([&] { return streams_of(server).empty() && info_of(server)["stream_list"]["error"].is_null(); },
                          10, kPoll))
       << describe(streams_of(server)) << " " << info_of(server).dump();

@@ -10,15 +10,11 @@
 #include <string>
 
 #include "service/status_page.hpp"
+#include "tests/text_files.hpp"
+
+using fp::test::read_text;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string header(std::string_view name) {
   for (const auto& h : fp::service::status_page_headers())
@@ -27,7 +23,7 @@ std::string header(std::string_view name) {
 }
 
 TEST(StatusPage, IsTheSourceTreesPage) {
-  const std::string source = read_file(FRAMEPIPE_SOURCE_DIR "/service/status_page.html");
+  const std::string source = read_text(FRAMEPIPE_SOURCE_DIR "/service/status_page.html");
   ASSERT_FALSE(source.empty());
   const std::string_view embedded = fp::service::status_page_html();
   if (embedded != source) {
