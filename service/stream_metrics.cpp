@@ -225,4 +225,15 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
   return families;
 }
 
+StreamMetricsSource manager_metrics_source(const StreamManager& manager, const std::vector<Device>& devices,
+                                           std::string version) {
+  StreamMetricsSource source;
+  source.version = std::move(version);
+  source.streams = [&manager] { return manager.list(); };
+  source.manager = [&manager] { return manager.info(); };
+  for (const auto& device : devices)
+    if (device.kind == DeviceKind::Cuda) source.gpus.push_back(device.ordinal);
+  return source;
+}
+
 }  // namespace fp::service

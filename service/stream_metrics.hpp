@@ -35,6 +35,11 @@ struct StreamMetricsSource {
   std::function<std::optional<StreamListStatus>()> stream_list;
 };
 
+// The streams' families of a stream manager, as serve's /metrics and run --metrics both
+// serve them: its streams and info at each scrape, the GPUs among `devices`.
+StreamMetricsSource manager_metrics_source(const StreamManager& manager, const std::vector<Device>& devices,
+                                           std::string version);
+
 class StreamCollector : public prometheus::Collectable {
  public:
   explicit StreamCollector(StreamMetricsSource source);

@@ -9,7 +9,11 @@ PipelineDefinition stream_pipeline(const PipelineDefinition& definition, std::si
   PipelineDefinition one = definition;
   if (definition.streams.empty()) return one;
   const StreamDefinition& stream = definition.streams.at(index);
-  one.streams.clear();
+  // The other streams, and every stream's files (checked for clashes when loaded), are no
+  // part of one stream's run: a run of 200 files would hold 200 copies of each list.
+  // Swapped with empty ones: `= {}` would keep their buffers.
+  decltype(one.streams)().swap(one.streams);
+  decltype(one.files)().swap(one.files);
   const bool several = definition.streams.size() > 1;
   const auto stream_id = [&](const std::string& id) { return several ? stream.name + "/" + id : id; };
   for (auto& stage : one.stages) {

@@ -12,15 +12,20 @@ std::string made_by_other(const std::string& name, StreamSource owner) {
              : fmt::format("stream {} was added through the API: the stream list cannot replace or remove it", name);
 }
 
-std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options, const StreamTemplates& templates) {
+std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner) {
   if (options.max_streams > 0) return options.max_streams;
   const std::vector<Device> devices = options.devices.empty() ? std::vector<Device>{Device{}} : options.devices;
   int cap = 0;
-  for (const auto& definition : templates.loaded()) {
+  for (const auto& definition : planner.loaded()) {
     const int fits = default_stream_jobs(definition, devices, options.run);
     cap = cap == 0 ? fits : std::min(cap, fits);
   }
   return static_cast<std::size_t>(std::max(cap, 1));
+}
+
+void StreamManager::Impl::keep_earlier_outputs(StreamPlan& plan) const {
+  if (options.keep_earlier_outputs)
+    move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
 }
 
 bool StreamManager::Impl::is_waiting(const ManagedRun& run) {
@@ -65,7 +70,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
       if (old.spec == spec && refresh_state(old, published_stats(old)) != StreamState::Failed) return nullptr;
     }
   }
-  StreamPlan plan = templates.plan(spec);  // the file system, without the mutex
+  StreamPlan plan = planner->plan(spec);  // the file system, without the mutex
   std::lock_guard lock(mutex);
   if (draining) throw StreamRejected(503, "draining");
   if (const std::string clash = files.clashes(spec.name, plan.files); !clash.empty()) throw StreamRejected(409, clash);
@@ -77,8 +82,11 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   // A live API input needs a place now: its own predecessor's, or a free one.
   if (!own_place && !free_place && plan.endless && spec.source == StreamSource::Api)
     throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
-  // A file waits behind the others; a live list stream waits for a place to free.
-  const bool waits = !own_place && (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
+  // A live command-line stream takes a place beyond the cap (make_put); a file waits behind
+  // the others; a live list stream waits for a place to free.
+  const bool takes_any_place = plan.endless && spec.source == StreamSource::Command;
+  const bool waits = !own_place && !takes_any_place &&
+                     (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
   // A waiting stream replaced leaves the queue as its successor joins it.
   const bool replaces_waiting = found != streams.end() && is_waiting(*found->second);
   const std::size_t queued = waiting_count() - (replaces_waiting ? 1 : 0) + batch.waiting;
@@ -90,7 +98,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   else if (!own_place)
     ++batch.places;
   // What the run it replaces wrote (or is still writing) is kept: new files beside it.
-  move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+  keep_earlier_outputs(plan);
   auto run = make_run(spec, std::move(plan));
   files.add(run->id, spec.name, run->plan.files);
   return run;

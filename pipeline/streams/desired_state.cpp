@@ -54,7 +54,7 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
     StreamPlan plan;
     std::string rejected;
     try {
-      plan = templates.plan(entry.spec);
+      plan = planner->plan(entry.spec);
     } catch (const StreamRejected& e) {
       rejected = mask_uris_in_text(e.what());
     }
@@ -64,7 +64,7 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
       rejected = mask_uris_in_text(files.clashes(entry.spec.name, plan.files));
       // The outputs of the run before the restart stay as they were (finalized or not).
       if (rejected.empty())
-        move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+        keep_earlier_outputs(plan);
     }
     const std::shared_ptr<ManagedRun> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
     run->rejected = rejected;

@@ -73,10 +73,11 @@ void StreamManager::Impl::supervise_loop() {
     {
       std::unique_lock lock(mutex);
       if (closing) return;
+      reap_due = false;
     }
     if (supervise() || save_pending) save_logged();
     std::unique_lock lock(mutex);
-    wake.wait_for(lock, kSupervisorInterval, [this] { return closing; });
+    wake.wait_for(lock, kSupervisorInterval, [this] { return closing || reap_due; });
   }
 }
 
@@ -97,6 +98,10 @@ StreamManager::PutOutcome StreamManager::Impl::make_put(const std::shared_ptr<Ma
   const auto found = streams.find(name);
   const std::shared_ptr<ManagedRun> old = found != streams.end() ? found->second : nullptr;
   bool place = old != nullptr && old->owns_place.exchange(false);
+  if (!place && beyond_cap(*run)) {  // run left room for it (resolve_stream_jobs)
+    limiter.admit_anyway();
+    place = true;
+  }
   if (!place && (run->plan.endless || !anyone_waiting())) place = limiter.try_admit();
   run->predecessor = unfinished_run_named(name);
   // A place taken since the check (a waiting file started meanwhile): on disk already, so
@@ -236,7 +241,12 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
   }
   {
     std::lock_guard lock(m.mutex);
-    for (const auto& [i, run] : accepted) {
+    // Streams that start whatever the cap (run's live inputs) are made first, as run starts
+    // them: the places they take count before the files queue, in order, for the rest.
+    auto making = accepted;
+    std::stable_partition(making.begin(), making.end(),
+                          [](const auto& change) { return change.second && Impl::beyond_cap(*change.second); });
+    for (const auto& [i, run] : making) {
       if (!run) {
         m.make_remove(changes[i].spec.name);
         results[i].outcome = Outcome::Removed;
@@ -246,6 +256,7 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
     }
   }
   m.wake.notify_all();
+  if (!m.options.log_changes) return results;
   for (const auto& [i, run] : accepted) {
     const StreamSpec& spec = changes[i].spec;
     if (!run) {
@@ -302,11 +313,12 @@ std::optional<StreamStatus> StreamManager::get(const std::string& name) const {
   return std::nullopt;
 }
 
-std::vector<std::string> StreamManager::pipelines() const { return impl_->templates.names(); }
+std::vector<std::string> StreamManager::pipelines() const { return impl_->planner->names(); }
 
 ManagerInfo StreamManager::info() const {
   ManagerInfo info;
   info.capacity = impl_->limiter.cap();
+  info.max_running = impl_->limiter.peak();
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
   // Started and not draining. Not whether each stream is well: one dead camera (or one
@@ -345,12 +357,7 @@ std::optional<Frame> StreamManager::frame(const std::string& name, const std::st
 bool StreamManager::drain(std::chrono::milliseconds timeout) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mutex);
-  m.draining = true;
-  for (auto& [name, run] : m.streams) {
-    run->stop = true;
-    m.release_kept_place(*run);  // no restart after a drain
-  }
-  for (auto& run : m.retiring) run->stop = true;
+  m.stop_everything();
   const auto done = [&m] { return m.all_ended(); };
   bool ended = true;
   if (timeout == std::chrono::milliseconds::max()) {
@@ -368,6 +375,31 @@ std::vector<std::string> StreamManager::unfinished() const {
   for (const auto& [name, run] : impl_->streams)
     if (run->started && !run->ended) names.push_back(name);
   return names;
+}
+
+void StreamManager::Impl::stop_everything() {
+  draining = true;
+  for (auto& [name, run] : streams) {
+    run->stop = true;
+    release_kept_place(*run);  // no restart after a drain
+  }
+  for (auto& run : retiring) run->stop = true;
+}
+
+bool StreamManager::settled() const {
+  std::lock_guard lock(impl_->mutex);
+  if (!impl_->all_ended()) return false;
+  if (impl_->draining) return true;
+  for (const auto& [name, run] : impl_->streams)
+    if (Impl::is_waiting(*run) || Impl::awaiting_restart(*run)) return false;
+  return true;
+}
+
+std::exception_ptr StreamManager::failure(const std::string& name) const {
+  std::lock_guard lock(impl_->mutex);
+  const auto found = impl_->streams.find(name);
+  if (found == impl_->streams.end() || !found->second->ended) return nullptr;
+  return found->second->failure;
 }
 
 bool StreamManager::draining() const {

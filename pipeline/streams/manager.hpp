@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -25,13 +26,20 @@
 #include "pipeline/engine/input_limits.hpp"
 #include "pipeline/engine/run_options.hpp"
 #include "pipeline/engine/run_stats.hpp"
+#include "pipeline/streams/planner.hpp"
 #include "pipeline/streams/restart_backoff.hpp"
 #include "pipeline/streams/spec.hpp"
 #include "pipeline/streams/status.hpp"
 
 namespace fp {
 
+// What tells `framepipe serve`'s use of the manager from `framepipe run`'s is policy, given
+// here: how a spec becomes a plan (planner), what a live input finds at the cap (its
+// StreamSource), whether a failure stops the others, whether failed live streams start
+// again, whether an earlier run's outputs are kept. The defaults are serve's.
 struct StreamManagerOptions {
+  // How a spec becomes its run's plan. Null: serve's templates, `pipelines` confined to `roots`.
+  std::shared_ptr<const StreamPlanner> planner;
   std::map<std::string, std::filesystem::path> pipelines;  // template name -> YAML file
   StreamRoots roots;
   std::size_t max_streams = 0;      // 0: as many as this machine's memory holds (stream_jobs.hpp)
@@ -46,6 +54,16 @@ struct StreamManagerOptions {
   // A live stream that fails (API or list, first open or later) is started again after
   // these waits (serve --restart-wait, --restart-wait-max); a file input that fails stays failed.
   RestartPolicy restart;
+  bool restart_failed_live_streams = true;  // run: off (a failed stream is reported, not retried)
+  // run --fail-fast: the first stream that fails stops every other, and those still waiting
+  // for a place never start (as drain() does, with the desired state kept).
+  bool stop_all_on_failure = false;
+  // serve: an output already there (an earlier run's) is kept and the new one written beside
+  // it (fresh_outputs.hpp). run: written where the pipeline says, as a one-stream run writes it.
+  bool keep_earlier_outputs = true;
+  // serve: a log line for each stream added, replaced, running, finished or failed. run
+  // prints its own summary.
+  bool log_changes = true;
   // The most streams that may wait for a place (files behind the others, list streams beyond
   // the cap): a put that would wait beyond it is refused, 503 (serve --max-waiting). 0: no cap.
   std::size_t max_waiting = 0;
@@ -57,6 +75,7 @@ struct StreamManagerOptions {
 
 struct ManagerInfo {
   std::size_t capacity = 0;  // max streams
+  std::size_t max_running = 0;  // the most streams that ran at once so far
   std::map<std::string, int> streams_by_state;
   bool draining = false;
   bool ready = false;  // started, device up, not draining
@@ -125,6 +144,14 @@ class StreamManager {
   // Every running stream's executor has published within the last few seconds (its graph
   // thread is alive), and the manager's own supervisor thread too.
   bool alive() const;
+  // Nothing runs and nothing will start by itself: every stream started has ended and none
+  // waits for a place (or the manager stopped them all: drain, stop_all_on_failure), and no
+  // failed live stream waits to start again. A batch (`framepipe run`) is over then.
+  bool settled() const;
+  // What stream `name`'s last run threw, as it threw it (its type and message); null when
+  // it has not failed. For a client that reports one stream's failure as a run of its own
+  // does (`framepipe run` with one input).
+  std::exception_ptr failure(const std::string& name) const;
 
  private:
   struct Impl;

@@ -70,6 +70,7 @@ struct ManagedRun {
   // Written by the run's thread before `ended`, read after it.
   RunStats result;
   std::string error;
+  std::exception_ptr failure;  // what run_pipeline threw (error is its masked message)
 
   // Under Impl::mutex.
   bool started = false;
@@ -102,7 +103,7 @@ std::string made_by_other(const std::string& name, StreamSource owner);
 
 struct StreamManager::Impl {
   StreamManagerOptions options;
-  StreamTemplates templates;
+  std::shared_ptr<const StreamPlanner> planner;
   StreamLimiter limiter;
 
   mutable std::mutex mutex;
@@ -116,6 +117,7 @@ struct StreamManager::Impl {
   std::size_t next_device = 0;
   bool draining = false;
   bool closing = false;
+  bool reap_due = false;  // a run's thread ended: the supervisor joins it now (run_stream)
   std::atomic<Clock::rep> supervisor_beat{0};
   std::thread supervisor;
   std::mutex save_mutex;
@@ -127,10 +129,13 @@ struct StreamManager::Impl {
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
-        templates(options.pipelines, roots_with_state_file(options),
-                  AutoBackend(options.devices.empty() ? DeviceKind::Cpu : options.devices.front().kind),
-                  options.input_limits),
-        limiter(capacity_of(options, templates)) {
+        planner(options.planner ? options.planner
+                                : std::make_shared<const StreamTemplates>(
+                                      options.pipelines, roots_with_state_file(options),
+                                      AutoBackend(options.devices.empty() ? DeviceKind::Cpu
+                                                                          : options.devices.front().kind),
+                                      options.input_limits)),
+        limiter(capacity_of(options, *planner)) {
     if (options.devices.empty()) options.devices.push_back(Device{});
     // spdlog makes its registry on first use; made here, before any stream thread starts,
     // so that two streams logging their first line at once do not both make it (libspdlog's
@@ -141,8 +146,15 @@ struct StreamManager::Impl {
   // The roots with the state file among the service's own files: no stream writes it, or beside it.
   static StreamRoots roots_with_state_file(const StreamManagerOptions& options);
 
-  // max_streams, or what this machine's memory holds for the largest of the templates.
-  static std::size_t capacity_of(const StreamManagerOptions& options, const StreamTemplates& templates);
+  // max_streams, or what this machine's memory holds for the largest of the pipelines.
+  static std::size_t capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner);
+
+  // A new run's outputs: beside what an earlier run of the stream wrote, when the options
+  // keep earlier outputs (serve), else where its plan says (run).
+  void keep_earlier_outputs(StreamPlan& plan) const;
+
+  // mutex held: every stream stops and none starts any more (drain(), stop_all_on_failure).
+  void stop_everything();
 
   std::shared_ptr<ManagedRun> make_run(const StreamSpec& spec, StreamPlan plan);
 
@@ -167,6 +179,11 @@ struct StreamManager::Impl {
 
   // mutex held: a stream that waits for a place (start_waiting() starts it when one frees).
   static bool is_waiting(const ManagedRun& run);
+
+  // A live stream of run's command line: it takes a place whatever the cap (StreamSource).
+  static bool beyond_cap(const ManagedRun& run) {
+    return run.plan.endless && run.spec.source == StreamSource::Command;
+  }
 
   bool anyone_waiting() const;
 

@@ -27,7 +27,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::make_run(const StreamSpec& spec
 }
 
 bool StreamManager::Impl::restartable(const ManagedRun& run) const {
-  return run.plan.endless && !run.error.empty() && !run.stop && !draining;
+  return options.restart_failed_live_streams && run.plan.endless && !run.error.empty() && !run.stop && !draining;
 }
 
 bool StreamManager::Impl::awaiting_restart(const ManagedRun& run) { return run.ended && run.restart_at && !run.stop; }
@@ -49,8 +49,8 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
   const std::string& name = old->spec.name;
   std::shared_ptr<ManagedRun> next;
   try {
-    StreamPlan plan = templates.plan(old->spec);
-    move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
+    StreamPlan plan = planner->plan(old->spec);
+    keep_earlier_outputs(plan);
     next = make_run(old->spec, std::move(plan));
   } catch (const StreamRejected& e) {  // its template or roots no longer allow it: it stays failed
     next = make_run(old->spec, StreamPlan{});
@@ -91,8 +91,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     RunOptions options = impl.options.run;
     options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
     options.stop = &run.stop;
-    options.monitor = &run.monitor;
-    options.progress = false;
+    options.monitor = &run.monitor;  // progress as the client asked (serve: off; run: one stream on a terminal)
     options.realtime = options.realtime || runs_in_realtime(run.plan.definition);
     if (run.plan.definition.drop != DropPolicy::Auto) options.drop = run.plan.definition.drop;
     try {
@@ -100,22 +99,31 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     } catch (const std::exception& e) {
       run.error = mask_uris_in_text(e.what());
       if (run.error.empty()) run.error = "failed";
+      run.failure = std::current_exception();
     }
   }
-  bool keeps_place = false;
-  {
-    std::lock_guard lock(impl.mutex);
-    run.ended_at = Clock::now();
-    keeps_place = impl.restartable(run);
-    if (keeps_place) impl.plan_restart(run);
-    run.ended = true;
-    // Retired (removed, replaced, restarted): its files are free now for any stream.
-    if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
-      impl.files.remove(run.id);
+  std::lock_guard lock(impl.mutex);
+  run.ended_at = Clock::now();
+  const bool keeps_place = impl.restartable(run);
+  if (keeps_place) impl.plan_restart(run);
+  // Before its place is given back: under stop_all_on_failure no waiting stream takes it.
+  if (!run.error.empty() && !run.stop && impl.options.stop_all_on_failure) impl.stop_everything();
+  // Its place, unless kept for its restart, goes to the first stream waiting at once, not at
+  // the supervisor's next look: a folder of short files runs back to back. Whoever gets to
+  // an ended run's place first gives it back (remove/put/drain, under this mutex too): the
+  // exchange lets only one of them do it.
+  if (!keeps_place && run.owns_place.exchange(false)) {
+    impl.limiter.release();
+    impl.start_waiting();
   }
-  // Given back after `ended` is set: remove/put/drain give back the place of an ended run,
-  // this thread that of one they stopped; the exchange lets only one of them do it.
-  if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release();
+  run.ended = true;
+  // Retired (removed, replaced, restarted): its files are free now for any stream.
+  if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
+    impl.files.remove(run.id);
+  // Joined by the supervisor now, so that a batch of short files holds the stacks of the
+  // few running, not of every one just ended. Nothing below takes the mutex: the joining
+  // thread holds it.
+  impl.reap_due = true;
   impl.wake.notify_all();
 }
 
@@ -133,8 +141,13 @@ void StreamManager::Impl::start(const std::shared_ptr<ManagedRun>& run) {
 }
 
 void StreamManager::Impl::reap() {
-  for (auto& [name, run] : streams)
-    if (run->ended && run->thread.joinable()) run->thread.join();
+  for (auto& [name, run] : streams) {
+    if (!run->ended || !run->thread.joinable()) continue;
+    run->thread.join();
+    // An ended run shows no fps nor recent latency (status_of): its windows go with its thread.
+    decltype(run->samples)().swap(run->samples);
+    decltype(run->latency_samples)().swap(run->latency_samples);
+  }
   for (auto& run : retiring)
     if (run->ended && run->thread.joinable()) run->thread.join();
   std::erase_if(retiring, [this](const std::shared_ptr<ManagedRun>& run) {

@@ -2,6 +2,16 @@
 
 namespace fp {
 
-const char* stream_source_name(StreamSource source) { return source == StreamSource::List ? "list" : "api"; }
+const char* stream_source_name(StreamSource source) {
+  switch (source) {
+    case StreamSource::List:
+      return "list";
+    case StreamSource::Command:
+      return "run";
+    case StreamSource::Api:
+      break;
+  }
+  return "api";
+}
 
 }  // namespace fp

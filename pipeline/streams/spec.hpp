@@ -12,10 +12,14 @@
 namespace fp {
 
 // Who asked for a stream: a client of the API, or the stream list file (`serve
-// --stream-list`, a Kubernetes ConfigMap). A stream belongs to the one that made it: the other
-// may neither replace nor remove it (409), so that the list and the API never fight over a name.
-enum class StreamSource { Api, List };
-const char* stream_source_name(StreamSource source);  // "api", "list"
+// --stream-list`, a Kubernetes ConfigMap), or `framepipe run`'s command line (its streams,
+// which the manager runs for it). A stream belongs to the one that made it: the other may
+// neither replace nor remove it (409), so that the list and the API never fight over a name.
+// The source also says what a live input finds at the cap: the API's is refused (503), the
+// list's waits for a place, the command line's takes one beyond the cap (run has left room
+// for its live inputs: resolve_stream_jobs).
+enum class StreamSource { Api, List, Command };
+const char* stream_source_name(StreamSource source);  // "api", "list", "run"
 
 // What a client asked for: everything the state file keeps about a stream.
 struct StreamSpec {

@@ -15,28 +15,39 @@ struct Totals {
   int not_started = 0;
 };
 
-Totals totals_of(const std::vector<StreamResult>& results) {
+Totals totals_of(const std::vector<StreamStatus>& streams) {
   Totals totals;
-  for (const auto& r : results) {
+  for (const auto& r : streams) {
     totals.frames += r.stats.frames;
     totals.dropped += r.stats.frames_dropped;
-    totals.failed += r.error.empty() ? 0 : 1;
-    totals.not_started += r.started ? 0 : 1;
+    totals.failed += stream_error(r).empty() ? 0 : 1;
+    totals.not_started += stream_started(r) ? 0 : 1;
   }
   return totals;
 }
 
 }  // namespace
 
-std::string streams_to_json(const StreamsRun& run, double wall_seconds) {
-  const auto& results = run.streams;
+bool stream_started(const StreamStatus& stream) { return stream.state != StreamState::Waiting; }
+
+std::string stream_error(const StreamStatus& stream) {
+  return stream.state == StreamState::Failed ? stream.last_error : std::string();
+}
+
+bool stopped_by_failure(const StreamsReport& report, const StreamStatus& stream) {
+  return report.fail_fast_stopped && !report.interrupted && stream_error(stream).empty() &&
+         (!stream_started(stream) || stream.stats.interrupted);
+}
+
+std::string streams_to_json(const StreamsReport& report, double wall_seconds) {
+  const auto& results = report.streams;
   const Totals totals = totals_of(results);
   nlohmann::ordered_json doc;
   auto& streams = doc["streams"] = nlohmann::ordered_json::array();
   for (const auto& r : results) {
-    nlohmann::ordered_json stream = {{"name", r.name}, {"started", r.started}};
-    if (!r.error.empty()) stream["error"] = r.error;
-    if (r.stopped_by_failure) stream["stopped_by_failure"] = true;
+    nlohmann::ordered_json stream = {{"name", r.name}, {"started", stream_started(r)}};
+    if (const std::string error = stream_error(r); !error.empty()) stream["error"] = error;
+    if (stopped_by_failure(report, r)) stream["stopped_by_failure"] = true;
     stream.update(nlohmann::ordered_json::parse(stats_to_json(r.stats)));
     streams.push_back(std::move(stream));
   }
@@ -46,22 +57,25 @@ std::string streams_to_json(const StreamsRun& run, double wall_seconds) {
   doc["fps"] = wall_seconds > 0 ? static_cast<double>(totals.frames) / wall_seconds : 0.0;
   doc["streams_failed"] = totals.failed;
   doc["streams_not_started"] = totals.not_started;
-  doc["jobs"] = run.jobs;
-  doc["max_concurrent_streams"] = run.max_running;
+  doc["jobs"] = report.jobs;
+  doc["max_concurrent_streams"] = report.max_running;
   return doc.dump(2);
 }
 
-std::string streams_summary(const StreamsRun& run, double wall_seconds) {
-  const auto& results = run.streams;
+std::string streams_summary(const StreamsReport& report, double wall_seconds) {
+  const auto& results = report.streams;
   std::string text;
   for (const auto& r : results) {
     const RunStats& s = r.stats;
-    std::string state = !r.error.empty()        ? "FAILED: " + r.error
-                        : !r.started && r.stopped_by_failure ? "not started (another stream failed)"
-                        : !r.started            ? "not started" + std::string(run.interrupted ? " (interrupted)" : "")
-                        : r.stopped_by_failure  ? "stopped (another stream failed)"
-                        : s.interrupted         ? "interrupted"
-                                                : "ok";
+    const std::string error = stream_error(r);
+    const bool started = stream_started(r);
+    const bool stopped = stopped_by_failure(report, r);
+    std::string state = !error.empty()        ? "FAILED: " + error
+                        : !started && stopped ? "not started (another stream failed)"
+                        : !started            ? "not started" + std::string(report.interrupted ? " (interrupted)" : "")
+                        : stopped             ? "stopped (another stream failed)"
+                        : s.interrupted       ? "interrupted"
+                                              : "ok";
     std::string latency;
     if (s.latency_ms.count() > 0)
       latency = fmt::format(", latency p50 {:.1f} ms p99 {:.1f} ms", s.latency_ms.percentile(50), s.latency_ms.percentile(99));
@@ -71,8 +85,8 @@ std::string streams_summary(const StreamsRun& run, double wall_seconds) {
   const Totals totals = totals_of(results);
   text += fmt::format("{} frames from {} streams in {:.2f} s ({:.1f} fps in all; at most {} at once of {} allowed){}{}\n",
                       totals.frames, results.size(), wall_seconds,
-                      wall_seconds > 0 ? static_cast<double>(totals.frames) / wall_seconds : 0.0, run.max_running,
-                      run.jobs, totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",
+                      wall_seconds > 0 ? static_cast<double>(totals.frames) / wall_seconds : 0.0, report.max_running,
+                      report.jobs, totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",
                       totals.not_started > 0 ? fmt::format(", {} not started", totals.not_started) : "");
   return text;
 }

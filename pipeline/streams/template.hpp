@@ -17,6 +17,7 @@
 #include "pipeline/definition/pipeline_definition.hpp"
 #include "pipeline/definition/stream_names.hpp"
 #include "pipeline/engine/input_limits.hpp"
+#include "pipeline/streams/planner.hpp"
 #include "pipeline/streams/spec.hpp"
 
 namespace fp {
@@ -25,15 +26,8 @@ namespace fp {
 // front end of the manager refuses it: StreamRejected 400 stating the rule.
 void check_stream_name(std::string_view name);
 
-// What one stream runs, ready for run_pipeline.
-struct StreamPlan {
-  PipelineDefinition definition;  // one stream, {stream} replaced, outputs absolute under the output root
-  std::vector<FileUse> files;     // what it reads and writes (for clashes with the other streams)
-  std::vector<std::string> outputs;  // its files and URLs as shown (masked)
-  bool endless = false;           // every input is a live feed, a camera or an endless testsrc
-};
-
-class StreamTemplates {
+// serve's planner: a spec's template, its outputs absolute under the output root.
+class StreamTemplates final : public StreamPlanner {
  public:
   // A file of the service's own, by the path it was given (made absolute) and the one it
   // really has (a Kubernetes ConfigMap's files are links into a folder beside them).
@@ -50,15 +44,15 @@ class StreamTemplates {
   StreamTemplates(std::map<std::string, std::filesystem::path> files, StreamRoots roots,
                   AutoBackend auto_backend = {}, InputLimits limits = {});
 
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const override;
   // The definitions as loaded (for the derived stream cap).
-  std::vector<PipelineDefinition> loaded() const;
+  std::vector<PipelineDefinition> loaded() const override;
 
   // Throws StreamRejected: 400 a bad name or no input, 422 an unknown template, a pipeline
   // `framepipe validate` refuses (its lines, word for word) or an input whose URI asks for a
   // size or rate beyond the limits (naming the limit and its option), 403 an input or output
   // outside the roots or an output on or beside one of the service's own files (naming it).
-  StreamPlan plan(const StreamSpec& spec) const;
+  StreamPlan plan(const StreamSpec& spec) const override;
 
  private:
   struct Template {

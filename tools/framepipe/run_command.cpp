@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "media/output_target.hpp"
@@ -20,9 +22,12 @@
 #include "pipeline/engine/output_paths.hpp"
 #include "pipeline/stream_list/shard_streams.hpp"
 #include "pipeline/streams/jobs.hpp"
-#include "pipeline/streams/runner.hpp"
+#include "pipeline/streams/definition_streams.hpp"
+#include "pipeline/streams/manager.hpp"
 #include "pipeline/streams/stats.hpp"
-#include "service/run_metrics.hpp"
+#include "service/metrics.hpp"
+#include "service/metrics_server.hpp"
+#include "service/stream_metrics.hpp"
 #include "stages/registry.hpp"
 #include "stages/text_output.hpp"
 #include "tools/framepipe/commands.hpp"
@@ -42,31 +47,89 @@ std::string describe_pipeline(const PipelineDefinition& definition) {
   return text;
 }
 
-// --metrics: /metrics for this run, listening before any stream starts (a taken port fails
-// the command before anything is written); null without the option.
-std::unique_ptr<service::RunMetrics> start_run_metrics(const RunArguments& args, const PipelineDefinition& definition,
-                                                       const std::vector<Device>& devices) {
-  if (args.metrics.empty()) return nullptr;
-  service::RunMetricsOptions options;
+// --metrics ADDR, checked before anything slow: a bad one is a usage error naming it.
+std::optional<service::ListenAddress> metrics_address(const RunArguments& args) {
+  if (args.metrics.empty()) return std::nullopt;
   try {
-    options.listen = service::parse_metrics_address(args.metrics);
+    return service::parse_metrics_address(args.metrics);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (definition.streams.empty()) options.streams.push_back(std::filesystem::path(definition.file).stem().string());
-  for (const auto& stream : definition.streams) options.streams.push_back(stream.name);
-  options.capacity = options.streams.size();
-  for (const auto& device : devices)
-    if (device.kind == DeviceKind::Cuda) options.gpus.push_back(device.ordinal);
-  options.version = FRAMEPIPE_VERSION;
-  const service::ListenAddress listen = options.listen;
-  auto metrics = std::make_unique<service::RunMetrics>(std::move(options));
-  if (!args.quiet) {
+}
+
+// --metrics: the run's streams as serve's /metrics serves them (the same collector, reading
+// the same stream manager), listening before any stream starts: a taken port fails the
+// command before anything is written.
+class RunMetricsEndpoint {
+ public:
+  RunMetricsEndpoint(const StreamManager& manager, const std::vector<Device>& devices,
+                     const service::ListenAddress& listen, bool quiet)
+      : metrics_(service::manager_metrics_source(manager, devices, FRAMEPIPE_VERSION)), server_(listen, metrics_) {
+    if (quiet) return;
     service::ListenAddress bound = listen;
-    bound.port = metrics->port();
+    bound.port = server_.port();
     fmt::print(stderr, "framepipe: metrics on http://{}/metrics\n", bound.to_string());
   }
-  return metrics;
+
+ private:
+  service::Metrics metrics_;
+  service::MetricsServer server_;  // last: stops answering before the metrics go
+};
+
+// How the run's streams ended, and what the first stream's run threw (a one-stream run
+// reports its failure as run_pipeline threw it).
+struct ManagedStreams {
+  StreamsReport report;
+  std::exception_ptr first_failure;
+};
+
+// The run's streams, run by the stream manager as serve's are, with run's policy: stream i
+// of the definition is spec i (in order, spread over the devices in turn), at most `jobs`
+// at once (live inputs take places beyond it: resolve_stream_jobs left room), no restarts,
+// outputs written where the pipeline says, and under --fail-fast the first failure stops
+// the rest. Returns once every stream has ended, or the signal stopped them (each started
+// stream's outputs finalized; those still waiting never start).
+ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefinition& definition,
+                                   const std::vector<Device>& devices, const RunOptions& options, std::size_t jobs) {
+  constexpr auto kWatchInterval = std::chrono::milliseconds(20);
+  const auto streams = std::make_shared<const DefinitionStreams>(definition, options.max_frames);
+  StreamManagerOptions manager_options;
+  manager_options.planner = streams;
+  manager_options.max_streams = jobs;
+  manager_options.devices = devices;
+  manager_options.run = options;
+  manager_options.run.stop = nullptr;  // the manager's own per stream; the signal is watched below
+  manager_options.restart_failed_live_streams = false;
+  manager_options.stop_all_on_failure = args.fail_fast;
+  manager_options.keep_earlier_outputs = false;
+  manager_options.log_changes = false;
+  StreamManager manager(std::move(manager_options));
+  std::optional<RunMetricsEndpoint> metrics;
+  if (const auto listen = metrics_address(args)) metrics.emplace(manager, devices, *listen, args.quiet);
+
+  std::vector<StreamChange> changes;
+  for (auto& spec : streams->specs()) changes.push_back({.spec = std::move(spec)});
+  const auto results = manager.apply(changes);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].outcome == StreamChangeResult::Outcome::Refused)  // the definition was checked whole: a bug
+      throw std::runtime_error(fmt::format("stream {}: {}", changes[i].spec.name, results[i].error));
+  while (!manager.settled() && !options.stop->load()) std::this_thread::sleep_for(kWatchInterval);
+  manager.drain(std::chrono::milliseconds::max());  // after the signal, every stream stops here
+
+  ManagedStreams done;
+  StreamsReport& report = done.report;
+  report.streams = manager.list();
+  std::sort(report.streams.begin(), report.streams.end(), [&streams](const auto& a, const auto& b) {
+    return streams->index_of(a.name) < streams->index_of(b.name);
+  });
+  const ManagerInfo info = manager.info();
+  report.jobs = info.capacity;
+  report.max_running = info.max_running;
+  report.interrupted = options.stop->load();
+  for (const auto& stream : report.streams)
+    report.fail_fast_stopped = report.fail_fast_stopped || (args.fail_fast && !stream_error(stream).empty());
+  if (!report.streams.empty()) done.first_failure = manager.failure(report.streams.front().name);
+  return done;
 }
 
 // --shard: checked before anything slow, so that a bad one is a usage error naming it.
@@ -95,9 +158,9 @@ void write_stats_document(std::string document, const std::optional<ShardSelecti
 
 // Every stream's outputs are finalized whatever happens to the others; a failed stream is
 // named with its error, and the exit code says the worst: 1 when any failed, else 130 when
-// a signal stopped them (streams still waiting then never start), else 0.
+// a signal stopped them (streams still waiting then never start).
 int run_several_streams(const RunArguments& args, const PipelineDefinition& definition,
-                        const std::vector<Device>& devices, const RunOptions& options, service::RunMetrics* metrics,
+                        const std::vector<Device>& devices, const RunOptions& options,
                         const std::optional<ShardSelection>& selection) {
   // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
   const auto endless = endless_streams(definition, options.max_frames);
@@ -107,28 +170,23 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   const int derived = requested > 0 ? 0 : default_stream_jobs(definition, devices, options);
   const int jobs = resolve_stream_jobs(requested, setting, derived, endless);
   const auto started = std::chrono::steady_clock::now();
-  StreamWatch watch;
-  if (metrics != nullptr) {
-    metrics->set_capacity(static_cast<std::size_t>(jobs));
-    watch.monitor = [metrics](std::size_t i) { return metrics->monitor(i); };
-    watch.started = [metrics](std::size_t i) { metrics->started(i); };
-    watch.ended = [metrics](std::size_t i, bool failed) { metrics->ended(i, failed); };
-  }
-  const StreamsRun run = run_streams(definition, devices, options, args.fail_fast, jobs, watch);
+  RunOptions stream_options = options;
+  stream_options.progress = false;  // one line per stream would garble the terminal
+  const StreamsReport report = run_managed_streams(args, definition, devices, stream_options, jobs).report;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto& results = run.streams;
   bool failed = false;
-  bool interrupted = run.interrupted;
-  for (const auto& r : results) {
-    if (!r.error.empty()) fmt::print(stderr, "framepipe: error: stream {}: {}\n", r.name, r.error);
-    failed = failed || !r.error.empty();
-    interrupted = interrupted || (r.stats.interrupted && !r.stopped_by_failure);
+  bool interrupted = report.interrupted;
+  for (const auto& stream : report.streams) {
+    const std::string error = stream_error(stream);
+    if (!error.empty()) fmt::print(stderr, "framepipe: error: stream {}: {}\n", stream.name, error);
+    failed = failed || !error.empty();
+    interrupted = interrupted || (stream.stats.interrupted && !stopped_by_failure(report, stream));
   }
-  if (!args.stats_json.empty()) write_stats_document(streams_to_json(run, wall), selection, args.stats_json);
+  if (!args.stats_json.empty()) write_stats_document(streams_to_json(report, wall), selection, args.stats_json);
   if (!args.quiet) {
-    fmt::print("{}", streams_summary(run, wall));
-    for (const auto& r : results)
-      for (const auto& output : r.stats.outputs)
+    fmt::print("{}", streams_summary(report, wall));
+    for (const auto& stream : report.streams)
+      for (const auto& output : stream.stats.outputs)
         fmt::print("{} {}\n", is_network_output(output) ? "sent" : "wrote", output);
     if (!args.stats_json.empty()) fmt::print("wrote {}\n", args.stats_json);
   }
@@ -138,6 +196,16 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
     return kInterrupted;
   }
   return kOk;
+}
+
+// One stream: run_pipeline on this thread, or (--metrics) through the stream manager so
+// that /metrics reads it as serve's does; a failure is thrown as run_pipeline threw it.
+RunStats run_one_stream(const RunArguments& args, const PipelineDefinition& definition,
+                        const std::vector<Device>& devices, const RunOptions& options) {
+  if (args.metrics.empty()) return run_pipeline(stream_pipeline(definition, 0), devices.front(), options);
+  ManagedStreams done = run_managed_streams(args, definition, devices, options, 1);
+  if (done.first_failure) std::rethrow_exception(done.first_failure);
+  return done.report.streams.front().stats;
 }
 
 // The pipeline, checked against the limits of the backend it will run on (config_loader.hpp:
@@ -201,7 +269,6 @@ int run_command(const RunArguments& args) {
   std::optional<ShardSelection> selection;
   if (shard) selection = select_shard_streams(*loaded, *shard);
   const PipelineDefinition& definition = *loaded;
-  const Device& device = devices.front();
 
   // Like the pipeline's outputs (run_pipeline checks those), checked before anything runs:
   // it must be no input nor output of the pipeline, and its folder must be writable.
@@ -223,29 +290,17 @@ int run_command(const RunArguments& args) {
   // An index with nothing to do has done it: an Indexed Job's pod ends well.
   if (selection && selection->selected == 0) {
     if (!args.stats_json.empty()) {
-      write_stats_document(streams_to_json(StreamsRun{}, 0.0), selection, args.stats_json);
+      write_stats_document(streams_to_json(StreamsReport{}, 0.0), selection, args.stats_json);
       if (!args.quiet) fmt::print("wrote {}\n", args.stats_json);
     }
     return kOk;
   }
 
-  const auto metrics = start_run_metrics(args, definition, devices);
+  metrics_address(args);  // a bad --metrics is a usage error before any stream starts
   // A sharded run on several inputs reports as one, whatever is left of them here.
   if (definition.streams.size() > 1 || (selection && !definition.streams.empty()))
-    return run_several_streams(args, definition, devices, options, metrics.get(), selection);
-  if (metrics) {
-    options.monitor = metrics->monitor(0);
-    metrics->started(0);
-  }
-  const RunStats stats = [&] {
-    try {
-      return run_pipeline(stream_pipeline(definition, 0), device, options);
-    } catch (...) {
-      if (metrics) metrics->ended(0, true);
-      throw;
-    }
-  }();
-  if (metrics) metrics->ended(0, false);
+    return run_several_streams(args, definition, devices, options, selection);
+  const RunStats stats = run_one_stream(args, definition, devices, options);
   // Written after every output is finalized; a failure here loses none of them.
   if (!args.stats_json.empty()) write_stats_document(stats_to_json(stats), selection, args.stats_json);
   if (!args.quiet) {

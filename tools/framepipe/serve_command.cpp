@@ -216,13 +216,8 @@ int serve_command(const ServeArguments& args) {
   };
 
   // GET /metrics: the streams' families read from the manager at each scrape (metrics.hpp).
-  service::StreamMetricsSource metrics_source;
-  metrics_source.version = FRAMEPIPE_VERSION;
-  metrics_source.streams = [&manager] { return manager.list(); };
-  metrics_source.manager = [&manager] { return manager.info(); };
+  service::StreamMetricsSource metrics_source = service::manager_metrics_source(manager, devices, FRAMEPIPE_VERSION);
   metrics_source.stream_list = stream_list_status;
-  for (const auto& device : devices)
-    if (device.kind == DeviceKind::Cuda) metrics_source.gpus.push_back(device.ordinal);
   service::Metrics metrics(std::move(metrics_source));
 
   std::atomic<bool> drain_asked{false};
