@@ -41,20 +41,6 @@ struct Workspace {
   }
 };
 
-// A device plane with a chosen pitch and a chosen byte offset from an aligned allocation, so
-// rows can start anywhere relative to 16-byte boundaries.
-struct PaddedDeviceImage {
-  DeviceArray<std::uint8_t> memory;
-  ImageU8 view;
-  PaddedDeviceImage(const HostImageU8& host, int pitch, int offset)
-      : memory(static_cast<std::size_t>(pitch) * static_cast<std::size_t>(host.height()) +
-               static_cast<std::size_t>(offset)) {
-    view = {memory.get() + offset, host.width(), host.height(), pitch};
-    upload(host.view(), view, nullptr);
-    FP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  }
-};
-
 // Runs luma_stats on a device view and reads the result back asynchronously.
 LumaStatsDevice run(ConstImageU8 device, cudaStream_t stream = nullptr) {
   Workspace workspace(device.width, device.height);
@@ -151,7 +137,10 @@ TEST(LumaStatsCuda, AnyPitchAndAlignment) {
       for (int pitch_extra : {0, 1, 7, 16, 19}) {
         const int height = 1 + static_cast<int>(seed % 23);
         const HostImageU8 image = test::random_image(width, height, seed++);
-        const PaddedDeviceImage device(image, width + pitch_extra, offset);
+        // Rows that start anywhere relative to 16-byte boundaries (cuda_test_util.hpp).
+        test::PaddedDeviceImage<std::uint8_t> device(width, height, width + pitch_extra, offset);
+        upload(image.view(), device.view, nullptr);
+        FP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
         expect_matches_cpu(run(device.view), image,
                            std::to_string(width) + "x" + std::to_string(height) + " offset " + std::to_string(offset) +
                                " pitch " + std::to_string(width + pitch_extra));

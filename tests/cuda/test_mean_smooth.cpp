@@ -61,16 +61,6 @@ HostImageU8 pattern(int width, int height, int kind) {
 }
 constexpr int kPatterns = 7;
 
-// A device plane with a chosen pitch and byte offset from an aligned allocation.
-struct PaddedDeviceImage {
-  DeviceArray<std::uint8_t> memory;
-  ImageU8 view;
-  PaddedDeviceImage(int width, int height, int pitch, int offset)
-      : memory(static_cast<std::size_t>(pitch) * static_cast<std::size_t>(height) + static_cast<std::size_t>(offset)) {
-    view = {memory.get() + offset, width, height, pitch};
-  }
-};
-
 TEST(MeanSmoothCuda, MatchesCpuOnTestSizes) {
   FP_REQUIRE_GPU();
   std::uint32_t seed = 1;
@@ -119,8 +109,8 @@ TEST(MeanSmoothCuda, AnyPitchAndAlignment) {
       for (int pitch_extra : {0, 5, 16}) {
         const int height = 20 + static_cast<int>(seed % 19);
         const HostImageU8 src = test::random_image(width, height, seed++);
-        PaddedDeviceImage device_src(width, height, width + pitch_extra, src_offset);
-        PaddedDeviceImage device_dst(width, height, width + 2 * pitch_extra + 1, dst_offset);
+        test::PaddedDeviceImage<std::uint8_t> device_src(width, height, width + pitch_extra, src_offset);
+        test::PaddedDeviceImage<std::uint8_t> device_dst(width, height, width + 2 * pitch_extra + 1, dst_offset);
         upload(src.view(), device_src.view, nullptr);
         for (int radius : {1, 4, 16, 32}) {
           mean_smooth(device_src.view, device_dst.view, radius, nullptr);
