@@ -139,7 +139,11 @@ StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_uni
     begin_serving();
   }
   impl_->supervisor_beat = Clock::now().time_since_epoch().count();
-  impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
+  if (impl_->options.supervisor_thread) impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
+}
+
+void StreamManager::look() {
+  if (impl_->supervise() || impl_->save_pending) impl_->save_logged();
 }
 
 void StreamManager::restore() {

@@ -64,6 +64,11 @@ struct StreamManagerOptions {
   // serve: a log line for each stream added, replaced, running, finished or failed. run
   // prints its own summary.
   bool log_changes = true;
+  // serve: a thread of the manager's own looks at the streams a few times a second. run:
+  // its own loop calls look() instead, so that a batch has no thread beside its streams' (a
+  // data limit, ulimit -d, counts every thread's stack whole and each thread's malloc arena:
+  // on a 16-core machine the supervisor cost a batch of 720p streams 14 MiB of its 600).
+  bool supervisor_thread = true;
   // The most streams that may wait for a place (files behind the others, list streams beyond
   // the cap): a put that would wait beyond it is refused, 503 (serve --max-waiting). 0: no cap.
   std::size_t max_waiting = 0;
@@ -144,6 +149,11 @@ class StreamManager {
   // Every running stream's executor has published within the last few seconds (its graph
   // thread is alive), and the manager's own supervisor thread too.
   bool alive() const;
+  // One look at every stream, as the supervisor thread takes a few times a second: joins the
+  // runs that ended, gives their places to the streams waiting, samples fps and latency,
+  // starts the restarts that are due, saves the state file when a stream finished. For a
+  // client that runs the manager without that thread (supervisor_thread off).
+  void look();
   // Nothing runs and nothing will start by itself: every stream started has ended and none
   // waits for a place (or the manager stopped them all: drain, stop_all_on_failure), and no
   // failed live stream waits to start again. A batch (`framepipe run`) is over then.

@@ -108,21 +108,18 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   if (keeps_place) impl.plan_restart(run);
   // Before its place is given back: under stop_all_on_failure no waiting stream takes it.
   if (!run.error.empty() && !run.stop && impl.options.stop_all_on_failure) impl.stop_everything();
-  // Its place, unless kept for its restart, goes to the first stream waiting at once, not at
-  // the supervisor's next look: a folder of short files runs back to back. Whoever gets to
-  // an ended run's place first gives it back (remove/put/drain, under this mutex too): the
-  // exchange lets only one of them do it.
-  if (!keeps_place && run.owns_place.exchange(false)) {
-    impl.limiter.release();
-    impl.start_waiting();
-  }
+  // Its place, unless kept for its restart. Whoever gets to an ended run's place first gives
+  // it back (remove/put/drain, under this mutex too): the exchange lets only one do it.
+  if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release();
   run.ended = true;
   // Retired (removed, replaced, restarted): its files are free now for any stream.
   if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
     impl.files.remove(run.id);
-  // Joined by the supervisor now, so that a batch of short files holds the stacks of the
-  // few running, not of every one just ended. Nothing below takes the mutex: the joining
-  // thread holds it.
+  // The supervisor joins this thread and then gives its place to the first stream waiting
+  // (supervise(): reap, then start_waiting), now rather than at its next look: a folder of
+  // short files runs back to back, and never holds the stack of one that ended beside the
+  // one that starts (a data limit counts both). Nothing below takes the mutex: the joining
+  // thread holds it. (Without the supervisor thread, the client's look() does the same.)
   impl.reap_due = true;
   impl.wake.notify_all();
 }

@@ -43,6 +43,7 @@ class RunPolicyTest : public ::testing::Test {
     options.stop_all_on_failure = fail_fast;
     options.keep_earlier_outputs = false;
     options.log_changes = false;
+    options.supervisor_thread = false;  // looked at by the test, as run's loop does
     return std::make_unique<StreamManager>(std::move(options));
   }
 
@@ -79,6 +80,7 @@ TEST_F(RunPolicyTest, LiveInputsTakePlacesBeyondTheCapAndFilesRunOneAtATimeInOrd
   EXPECT_NE(state_of(*manager, "live2"), StreamState::Waiting);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(30));
   while (state_of(*manager, "file3") != StreamState::Finished && std::chrono::steady_clock::now() < deadline) {
+    manager->look();
     const auto file1 = state_of(*manager, "file1");
     const auto file2 = state_of(*manager, "file2");
     const auto file3 = state_of(*manager, "file3");
@@ -106,7 +108,7 @@ TEST_F(RunPolicyTest, TheFirstFailureStopsTheOthersAndTheWaitingNeverStart) {
                                    "  - {id: out, type: encode, output: 'OUT/{stream}.mkv'}\n",
                                    2, /*fail_fast=*/true);
   put_all(*manager);
-  ASSERT_TRUE(eventually([&] { return manager->settled(); }, time_bound(20)));
+  ASSERT_TRUE(eventually([&] { manager->look(); return manager->settled(); }, time_bound(20)));
   EXPECT_EQ(state_of(*manager, "broken"), StreamState::Failed);
   EXPECT_EQ(state_of(*manager, "later"), StreamState::Waiting) << "a waiting stream started after the failure";
   const auto live = manager->get("live");

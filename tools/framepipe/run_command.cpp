@@ -103,6 +103,7 @@ ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefin
   manager_options.stop_all_on_failure = args.fail_fast;
   manager_options.keep_earlier_outputs = false;
   manager_options.log_changes = false;
+  manager_options.supervisor_thread = false;  // this thread looks, below
   StreamManager manager(std::move(manager_options));
   std::optional<RunMetricsEndpoint> metrics;
   if (const auto listen = metrics_address(args)) metrics.emplace(manager, devices, *listen, args.quiet);
@@ -113,7 +114,8 @@ ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefin
   for (std::size_t i = 0; i < results.size(); ++i)
     if (results[i].outcome == StreamChangeResult::Outcome::Refused)  // the definition was checked whole: a bug
       throw std::runtime_error(fmt::format("stream {}: {}", changes[i].spec.name, results[i].error));
-  while (!manager.settled() && !options.stop->load()) std::this_thread::sleep_for(kWatchInterval);
+  for (manager.look(); !manager.settled() && !options.stop->load(); manager.look())
+    std::this_thread::sleep_for(kWatchInterval);
   manager.drain(std::chrono::milliseconds::max());  // after the signal, every stream stops here
 
   ManagedStreams done;
