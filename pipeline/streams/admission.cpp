@@ -84,8 +84,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
     throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
   // A live command-line stream takes a place beyond the cap (make_put); a file waits behind
   // the others; a live list stream waits for a place to free.
-  const bool takes_any_place = plan.endless && spec.source == StreamSource::Command;
-  const bool waits = !own_place && !takes_any_place &&
+  const bool waits = !own_place && !beyond_cap(spec, plan) &&
                      (!free_place || (!plan.endless && (batch.waiting > 0 || anyone_waiting())));
   // A waiting stream replaced leaves the queue as its successor joins it.
   const bool replaces_waiting = found != streams.end() && is_waiting(*found->second);

@@ -98,7 +98,7 @@ StreamManager::PutOutcome StreamManager::Impl::make_put(const std::shared_ptr<Ma
   const auto found = streams.find(name);
   const std::shared_ptr<ManagedRun> old = found != streams.end() ? found->second : nullptr;
   bool place = old != nullptr && old->owns_place.exchange(false);
-  if (!place && beyond_cap(*run)) {  // run left room for it (resolve_stream_jobs)
+  if (!place && beyond_cap(run->spec, run->plan)) {  // run left room for it (resolve_stream_jobs)
     limiter.admit_anyway();
     place = true;
   }
@@ -249,7 +249,7 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
     // them: the places they take count before the files queue, in order, for the rest.
     auto making = accepted;
     std::stable_partition(making.begin(), making.end(),
-                          [](const auto& change) { return change.second && Impl::beyond_cap(*change.second); });
+                          [](const auto& made) { return made.second && Impl::beyond_cap(made.second->spec, made.second->plan); });
     for (const auto& [i, run] : making) {
       if (!run) {
         m.make_remove(changes[i].spec.name);

@@ -181,8 +181,8 @@ struct StreamManager::Impl {
   static bool is_waiting(const ManagedRun& run);
 
   // A live stream of run's command line: it takes a place whatever the cap (StreamSource).
-  static bool beyond_cap(const ManagedRun& run) {
-    return run.plan.endless && run.spec.source == StreamSource::Command;
+  static bool beyond_cap(const StreamSpec& spec, const StreamPlan& plan) {
+    return plan.endless && spec.source == StreamSource::Command;
   }
 
   bool anyone_waiting() const;

@@ -84,8 +84,12 @@ TEST_F(RunPolicyTest, LiveInputsTakePlacesBeyondTheCapAndFilesRunOneAtATimeInOrd
     const auto file1 = state_of(*manager, "file1");
     const auto file2 = state_of(*manager, "file2");
     const auto file3 = state_of(*manager, "file3");
-    if (file2 != StreamState::Waiting) EXPECT_EQ(file1, StreamState::Finished) << "file2 started before file1 ended";
-    if (file3 != StreamState::Waiting) EXPECT_EQ(file2, StreamState::Finished) << "file3 started before file2 ended";
+    if (file2 != StreamState::Waiting) {
+      EXPECT_EQ(file1, StreamState::Finished) << "file2 started before file1 ended";
+    }
+    if (file3 != StreamState::Waiting) {
+      EXPECT_EQ(file2, StreamState::Finished) << "file3 started before file2 ended";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_EQ(state_of(*manager, "file3"), StreamState::Finished);
