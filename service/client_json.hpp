@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "pipeline/stream_spec/spec_reader.hpp"
+
 namespace fp::service {
 
 // How deep a body may nest: a stream spec needs 3 (body, "set", a list value) and DeepStream's
@@ -15,13 +17,12 @@ namespace fp::service {
 // nesting is built, so that nothing recursive ever walks it.
 inline constexpr int kMaxJsonDepth = 16;
 
-// The longest text each kind of field may hold, in bytes. Generous for any real value (a URI
-// with its query, a stage parameter's list), and small enough that a few of them in every
-// stream cost nothing next to the frames.
-inline constexpr std::size_t kMaxUriBytes = 4096;
-inline constexpr std::size_t kMaxNameBytes = 128;    // a pipeline, a STAGE.PARAM key, a DeepStream change
-inline constexpr std::size_t kMaxValueBytes = 4096;  // a set or decode value, as YAML text
-inline constexpr std::size_t kMaxMapEntries = 64;    // entries in "set" or "decode"
+// The longest text each kind of field may hold: a stream spec's (pipeline/stream_spec/spec_reader.hpp),
+// which DeepStream's bodies share.
+using fp::kMaxMapEntries;
+using fp::kMaxNameBytes;
+using fp::kMaxUriBytes;
+using fp::kMaxValueBytes;
 
 // The body parsed, or HttpError 400 naming the byte where it stops being JSON, a number out
 // of range, or the depth it passed. The parser's own message is never quoted: it would echo the text (and a password).

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pipeline/stream_list/list_sync.hpp"
+#include "pipeline/stream_spec/json_spec_fields.hpp"
 #include "pipeline/streams/manager.hpp"
 
 namespace fp::service {
@@ -22,12 +23,10 @@ nlohmann::json stream_json(const StreamStatus& status);
 nlohmann::json stream_list_json(const StreamListStatus& list);
 
 // The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},
-// "decode": {"PARAM": value}}. A missing pipeline is `default_pipeline`. Throws HttpError 400
-// for text that is not JSON (the body is never quoted back: it holds the URI's password),
-// an unknown key, or a value of the wrong type, naming the key.
+// "decode": {"PARAM": value}}, read by read_stream_spec (pipeline/stream_spec/spec_reader.hpp: the
+// rules a stream list and the state file share). A missing pipeline is `default_pipeline`.
+// Throws HttpError 400 for text that is not JSON (the body is never quoted back: it holds the
+// URI's password), and for whatever read_stream_spec refuses, naming the key.
 StreamSpec stream_spec_from_json(const std::string& name, const std::string& body, const std::string& default_pipeline);
-
-// A JSON value as the YAML text `--set` takes: 8, true, max_energy, [1, 2], "a b".
-std::string yaml_text(const nlohmann::json& value);
 
 }  // namespace fp::service

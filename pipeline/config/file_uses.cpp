@@ -1,7 +1,6 @@
 #include "pipeline/config/file_uses.hpp"
 
 #include "pipeline/definition/stream_pipeline.hpp"
-#include "stages/registry.hpp"
 
 namespace fp {
 
@@ -33,13 +32,9 @@ std::vector<FileUse> pipeline_file_uses(const RawPipeline& raw, const PipelineDe
         uses.push_back({.written = false, .path = *uri, .what = what,
                         .where = place(origin_of(raw_stage, "uri"))});
       }
-      const StageSpec* spec = find_stage(stage.type);
-      if (spec == nullptr) continue;
-      for (const auto& param : spec->params)
-        if (param.type == ParamType::Path && stage.params.has(param.name))
-          uses.push_back({.written = true, .path = stage.params.text(param.name),
-                          .what = param.name + " of stage '" + stage.id + "'",
-                          .where = place(origin_of(raw.stages[i], param.name))});
+      for (auto& [name, path] : path_params(stage))
+        uses.push_back({.written = true, .path = std::move(path), .what = name + " of stage '" + stage.id + "'",
+                        .where = place(origin_of(raw.stages[i], name))});
     }
   }
   return uses;

@@ -15,12 +15,9 @@ void check_output_templates(const RawPipeline& raw, const std::vector<StageDefin
                             std::vector<ConfigIssue>& issues) {
   for (std::size_t i = 0; i < raw.stages.size() && i < stages.size(); ++i) {
     const RawStage& stage = raw.stages[i];
-    if (stage.spec == nullptr) continue;
-    for (const auto& param : stage.spec->params) {
-      if (param.type != ParamType::Path || !stages[i].params.has(param.name)) continue;
-      const std::string& path = stages[i].params.text(param.name);
-      if (path.empty() || path == "null" || path.find("{stream}") != std::string::npos) continue;
-      const auto given = stage.params.find(param.name);
+    for (const auto& [name, path] : path_params(stages[i])) {
+      if (!names_a_file(path) || path.find("{stream}") != std::string::npos) continue;
+      const auto given = stage.params.find(name);
       const Origin& at = given != stage.params.end() ? given->second.origin : stage.origin;
       issues.push_back(at.issue("the pipeline runs on " + std::to_string(streams) +
                                 " inputs: put {stream} in this path (e.g. out/{stream}.mp4), or every stream would "

@@ -9,11 +9,8 @@ namespace {
 
 bool streams_to_network(const PipelineDefinition& definition) {
   for (const auto& stage : definition.stages)
-    if (const StageSpec* spec = find_stage(stage.type))
-      for (const auto& param : spec->params)
-        if (param.type == ParamType::Path && stage.params.has(param.name) &&
-            is_network_output(stage.params.text(param.name)))
-          return true;
+    for (const auto& param : path_params(stage))
+      if (is_network_output(param.path)) return true;
   return false;
 }
 
@@ -32,5 +29,16 @@ std::optional<std::string> source_uri(const StageDefinition& stage) {
   if (!is_source(stage) || !stage.params.has("uri")) return std::nullopt;
   return stage.params.text("uri");
 }
+
+std::vector<PathParam> path_params(const StageDefinition& stage) {
+  std::vector<PathParam> params;
+  if (const StageSpec* spec = find_stage(stage.type))
+    for (const auto& param : spec->params)
+      if (param.type == ParamType::Path && stage.params.has(param.name))
+        params.push_back({param.name, stage.params.text(param.name)});
+  return params;
+}
+
+bool names_a_file(const std::string& path) { return !path.empty() && path != "null"; }
 
 }  // namespace fp

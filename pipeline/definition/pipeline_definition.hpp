@@ -28,6 +28,15 @@ bool is_source(const StageDefinition& stage);
 // The input a source stage reads (its `uri`); nullopt for any other stage, or a source
 // without one.
 std::optional<std::string> source_uri(const StageDefinition& stage);
+// A path parameter a stage has set (its type's ParamType::Path: encode's `output`,
+// luma_histogram's): the files it writes. The one loop over them for every room above.
+struct PathParam {
+  std::string name;
+  std::string path;
+};
+std::vector<PathParam> path_params(const StageDefinition& stage);
+// Whether a path parameter's value names a file: "" and null write none.
+bool names_a_file(const std::string& path);
 
 // One input of a pipeline run on several (`inputs:` or several -i): the graph is run once
 // per stream, with this stream's decode parameters and `{stream}` in output paths replaced

@@ -1,7 +1,6 @@
 #include "pipeline/definition/stream_pipeline.hpp"
 
 #include "pipeline/definition/stream_names.hpp"
-#include "stages/registry.hpp"
 
 namespace fp {
 
@@ -18,10 +17,7 @@ PipelineDefinition stream_pipeline(const PipelineDefinition& definition, std::si
   const auto stream_id = [&](const std::string& id) { return several ? stream.name + "/" + id : id; };
   for (auto& stage : one.stages) {
     if (stage.id == definition.stream_stage) stage.params = stream.input;
-    if (const StageSpec* spec = find_stage(stage.type))
-      for (const auto& param : spec->params)
-        if (param.type == ParamType::Path && stage.params.has(param.name))
-          stage.params.set(param.name, with_stream_name(stage.params.text(param.name), stream.name));
+    for (const auto& param : path_params(stage)) stage.params.set(param.name, with_stream_name(param.path, stream.name));
     stage.id = stream_id(stage.id);
     for (auto& input : stage.inputs) input = stream_id(input);
   }

@@ -118,11 +118,8 @@ class Run {
         monitor->reconnect_event(index, event);
       };
     auto stage = g.spec->create(g.stage->params, context);
-    for (const auto& param : g.spec->params) {
-      if (param.type != ParamType::Path) continue;
-      const auto& path = g.stage->params.text(param.name);
-      if (!path.empty() && path != "null") stats_.outputs.push_back(mask_credentials(path));
-    }
+    for (const auto& param : path_params(*g.stage))
+      if (names_a_file(param.path)) stats_.outputs.push_back(mask_credentials(param.path));
     switch (role) {
       case StageRole::Source: {
         auto node = std::make_unique<SourceNode>(index, g, std::move(stage), options_, stopping_);
@@ -196,10 +193,9 @@ class Run {
   // receiver is found when it is opened.
   void check_output_paths() const {
     for (const auto& n : nodes_)
-      for (const auto& param : n->graph().spec->params) {
-        if (param.type != ParamType::Path) continue;
-        const auto& path = n->graph().stage->params.text(param.name);
-        if (path.empty() || path == "null" || is_network_output(path)) continue;
+      for (const auto& param : path_params(*n->graph().stage)) {
+        const std::string& path = param.path;
+        if (!names_a_file(path) || is_network_output(path)) continue;
         if (const auto reason = cannot_create_reason(path); !reason.empty())
           throw std::runtime_error(fmt::format("{}: {}: cannot create: {}", n->id(), path, reason));
       }

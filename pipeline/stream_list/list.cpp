@@ -9,7 +9,7 @@
 
 #include "core/small_file.hpp"
 #include "media/stream_uri.hpp"
-#include "pipeline/streams/template.hpp"
+#include "pipeline/stream_spec/spec_reader.hpp"
 
 namespace fp {
 
@@ -30,42 +30,64 @@ std::string kind_of(const YAML::Node& node) {
   }
 }
 
-std::string text_of(const YAML::Node& entry, const char* key, const std::string& where, const std::string& file) {
-  const YAML::Node value = entry[key];
-  // A missing key's node is not valid: asking it anything but IsDefined() throws.
-  if (!value.IsDefined()) fail(file, entry.Mark(), fmt::format("{}.{}: missing", where, key));
-  if (!value.IsScalar() || value.Scalar().empty())
-    fail(file, value.Mark(), fmt::format("{}.{}: expected a text, got {}", where, key, kind_of(value)));
-  return value.Scalar();
-}
+// A list's entry, for read_stream_spec (the rules the API and the state file share). A
+// scalar is the YAML text a template's --set takes as written; a list, in flow style ([1, 2]).
+class YamlSpecFields final : public SpecFields {
+ public:
+  YamlSpecFields(const YAML::Node& entry, std::string where, const std::string& file)
+      : entry_(entry), where_(std::move(where)), file_(file) {}
 
-// A parameter's value as the YAML text a template's --set takes: a scalar as written, a
-// list in flow style ([1, 2]).
-std::map<std::string, std::string> parameters_of(const YAML::Node& entry, const char* key, const std::string& where,
-                                                 const std::string& file) {
-  std::map<std::string, std::string> values;
-  const YAML::Node map = entry[key];
-  if (!map.IsDefined() || map.IsNull()) return values;
-  if (!map.IsMap())
-    fail(file, map.Mark(),
-         fmt::format("{}.{}: expected a map of {} -> value, got {}", where, key,
-                     std::string(key) == "set" ? "STAGE.PARAM" : "PARAM", kind_of(map)));
-  for (const auto& item : map) {
-    const std::string name = item.first.Scalar();
-    const YAML::Node& value = item.second;
-    if (value.IsScalar()) {
-      values[name] = value.Scalar();
-    } else if (value.IsSequence()) {
-      YAML::Emitter flow;
-      flow << YAML::Flow << value;
-      values[name] = flow.c_str();
-    } else {
-      fail(file, value.Mark(),
-           fmt::format("{}.{}.{}: expected a number, text, boolean or list, got {}", where, key, name, kind_of(value)));
-    }
+  std::vector<std::string> keys() const override {
+    std::vector<std::string> keys;
+    for (const auto& item : entry_) keys.push_back(item.first.Scalar());
+    return keys;
   }
-  return values;
-}
+  FieldKind kind(const std::string& key) const override { return kind_of_node(entry_[key]); }
+  std::string text(const std::string& key) const override { return entry_[key].Scalar(); }
+  bool boolean(const std::string& key) const override { return entry_[key].as<bool>(); }
+  std::size_t size(const std::string& key) const override { return entry_[key].size(); }
+  std::vector<FieldEntry> entries(const std::string& key) const override {
+    std::vector<FieldEntry> entries;
+    for (const auto& item : entry_[key]) {
+      const YAML::Node& value = item.second;
+      FieldEntry entry{item.first.Scalar(), kind_of_node(value), ""};
+      if (value.IsScalar()) {
+        entry.yaml_text = value.Scalar();
+      } else if (value.IsSequence()) {
+        YAML::Emitter flow;
+        flow << YAML::Flow << value;
+        entry.yaml_text = flow.c_str();
+      }
+      entries.push_back(std::move(entry));
+    }
+    return entries;
+  }
+  // At the line of the value the path names (its key's, for a key of set or decode), or of
+  // the entry when it has none.
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const override {
+    YAML::Mark mark = entry_.Mark();
+    const std::string key = path.substr(0, path.find('.'));
+    if (!key.empty() && entry_[key].IsDefined()) {
+      mark = entry_[key].Mark();
+      if (key.size() < path.size() && entry_[key].IsMap())
+        if (const YAML::Node value = entry_[key][path.substr(key.size() + 1)]; value.IsDefined()) mark = value.Mark();
+    }
+    fp::fail(file_, mark, path.empty() ? fmt::format("{}: {}", where_, what) : fmt::format("{}.{}: {}", where_, path, what));
+  }
+
+ private:
+  static FieldKind kind_of_node(const YAML::Node& node) {
+    if (!node.IsDefined()) return FieldKind::Absent;
+    if (node.IsNull()) return FieldKind::Null;
+    if (node.IsSequence()) return FieldKind::List;
+    if (node.IsMap()) return FieldKind::Map;
+    return FieldKind::Text;
+  }
+
+  const YAML::Node& entry_;
+  std::string where_;
+  const std::string& file_;
+};
 
 }  // namespace
 
@@ -95,25 +117,10 @@ std::vector<StreamSpec> parse_document(const std::string& text, const std::strin
     const YAML::Node entry = streams[i];
     const std::string where = fmt::format("streams[{}]", i);
     if (!entry.IsMap()) fail(file, entry.Mark(), fmt::format("{}: expected a map (name, uri, ...), got {}", where, kind_of(entry)));
-    for (const auto& key : entry) {
-      const std::string name = key.first.Scalar();
-      if (name != "name" && name != "uri" && name != "pipeline" && name != "set" && name != "decode")
-        fail(file, key.first.Mark(), fmt::format("{}.{}: unknown key (expected name, uri, pipeline, set, decode)", where, name));
-    }
-    StreamSpec spec;
+    StreamSpec spec = read_stream_spec(YamlSpecFields(entry, where, file), {.name = {}, .default_pipeline = default_pipeline, .own_keys = {}});
     spec.source = StreamSource::List;
-    spec.name = text_of(entry, "name", where, file);
-    try {
-      check_stream_name(spec.name);
-    } catch (const StreamRejected& e) {
-      fail(file, entry["name"].Mark(), fmt::format("{}.name: {}", where, e.what()));
-    }
     if (!names.insert(spec.name).second)
       fail(file, entry["name"].Mark(), fmt::format("{}.name: {} is listed twice", where, spec.name));
-    spec.uri = text_of(entry, "uri", where, file);
-    spec.pipeline = entry["pipeline"].IsDefined() ? text_of(entry, "pipeline", where, file) : default_pipeline;
-    spec.sets = parameters_of(entry, "set", where, file);
-    spec.decode = parameters_of(entry, "decode", where, file);
     specs.push_back(std::move(spec));
   }
   return specs;

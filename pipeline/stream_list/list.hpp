@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/streams/spec.hpp"
+#include "pipeline/stream_spec/spec.hpp"
 
 namespace fp {
 

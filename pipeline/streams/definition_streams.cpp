@@ -6,36 +6,34 @@
 
 #include "media/stream_uri.hpp"
 #include "pipeline/definition/stream_pipeline.hpp"
-#include "pipeline/streams/jobs.hpp"
-#include "stages/registry.hpp"
 
 namespace fp {
 
-namespace {
-
-// A pipeline without `inputs:` runs once: every source endless, unless --frames bounds it.
-bool runs_forever(const PipelineDefinition& definition, std::int64_t max_frames) {
-  if (max_frames >= 0) return false;
+std::vector<bool> endless_runs(const PipelineDefinition& definition, std::int64_t max_frames) {
+  const std::size_t runs = definition.streams.empty() ? 1 : definition.streams.size();
+  std::vector<bool> endless(runs, false);
+  if (max_frames >= 0) return endless;
+  if (!definition.streams.empty()) {
+    for (std::size_t i = 0; i < runs; ++i) {
+      const StageParams& input = definition.streams[i].input;
+      endless[i] = input.has("uri") && is_endless_uri(input.text("uri"));
+    }
+    return endless;
+  }
   bool any = false;
   for (const auto& stage : definition.stages)
     if (const auto uri = source_uri(stage)) {
-      if (!is_endless_uri(*uri)) return false;
+      if (!is_endless_uri(*uri)) return endless;
       any = true;
     }
-  return any;
+  endless[0] = any;
+  return endless;
 }
 
-}  // namespace
-
 DefinitionStreams::DefinitionStreams(PipelineDefinition definition, std::int64_t max_frames)
-    : definition_(std::move(definition)) {
-  if (definition_.streams.empty()) {
-    names_.push_back(std::filesystem::path(definition_.file).stem().string());
-    endless_.push_back(runs_forever(definition_, max_frames));
-  } else {
-    for (const auto& stream : definition_.streams) names_.push_back(stream.name);
-    endless_ = endless_streams(definition_, max_frames);
-  }
+    : definition_(std::move(definition)), endless_(endless_runs(definition_, max_frames)) {
+  if (definition_.streams.empty()) names_.push_back(std::filesystem::path(definition_.file).stem().string());
+  for (const auto& stream : definition_.streams) names_.push_back(stream.name);
   for (std::size_t i = 0; i < names_.size(); ++i) index_[names_[i]] = i;
 }
 
@@ -62,21 +60,7 @@ StreamPlan DefinitionStreams::plan(const StreamSpec& spec) const {
   StreamPlan plan;
   plan.definition = stream_pipeline(definition_, index);
   plan.endless = endless_[index];
-  for (const auto& stage : plan.definition.stages) {
-    if (const auto uri = source_uri(stage))
-      plan.files.push_back({.written = false, .path = *uri, .what = "input of stream " + spec.name, .where = {}});
-    const StageSpec* stage_spec = find_stage(stage.type);
-    if (stage_spec == nullptr) continue;
-    for (const auto& param : stage_spec->params) {
-      if (param.type != ParamType::Path || !stage.params.has(param.name)) continue;
-      const std::string written = stage.params.text(param.name);
-      if (written.empty() || written == "null") continue;
-      plan.outputs.push_back(mask_credentials(written));
-      plan.files.push_back({.written = true, .path = written,
-                            .what = fmt::format("{} of stream {} (stage '{}')", param.name, spec.name, stage.id),
-                            .where = {}});
-    }
-  }
+  add_plan_files(plan, spec.name);
   return plan;
 }
 

@@ -13,6 +13,11 @@
 
 namespace fp {
 
+// Whether each of the definition's runs never ends by itself (a live feed, a camera, an
+// endless testsrc), unless --frames bounds them all: a stream, by its input; a pipeline
+// without `inputs:` (one run), when it has sources and every one is endless.
+std::vector<bool> endless_runs(const PipelineDefinition& definition, std::int64_t max_frames);
+
 class DefinitionStreams final : public StreamPlanner {
  public:
   // `max_frames` as the run has it (--frames): bounded streams are not endless, whatever their input.

@@ -4,7 +4,6 @@
 #include <system_error>
 
 #include "media/output_target.hpp"
-#include "stages/registry.hpp"
 
 namespace fp {
 
@@ -44,13 +43,9 @@ void move_outputs_beside_existing(StreamPlan& plan, const std::function<bool(con
     use.path = path;
     for (auto& output : plan.outputs)
       if (output == old_path) output = path;  // a local path holds no credential to mask
-    for (auto& stage : plan.definition.stages) {
-      const StageSpec* spec = find_stage(stage.type);
-      if (spec == nullptr) continue;
-      for (const auto& param : spec->params)
-        if (param.type == ParamType::Path && stage.params.has(param.name) && stage.params.text(param.name) == old_path)
-          stage.params.set(param.name, path);
-    }
+    for (auto& stage : plan.definition.stages)
+      for (const auto& param : path_params(stage))
+        if (param.path == old_path) stage.params.set(param.name, path);
   }
 }
 

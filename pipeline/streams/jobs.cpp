@@ -190,13 +190,6 @@ HostMemory host_memory() {
   return host;
 }
 
-std::vector<bool> endless_streams(const PipelineDefinition& definition, std::int64_t max_frames) {
-  std::vector<bool> endless(definition.streams.size(), false);
-  if (max_frames >= 0) return endless;
-  for (std::size_t i = 0; i < endless.size(); ++i) endless[i] = is_endless_uri(decode_uri(definition, i));
-  return endless;
-}
-
 int default_stream_jobs(const PipelineDefinition& definition, const std::vector<Device>& devices,
                         const RunOptions& options) {
   StreamFootprint footprint;

@@ -50,10 +50,6 @@ HostMemory host_memory();
 int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device_free,
                   const StreamFootprint& footprint);
 
-// True for the streams that never end by themselves (a live feed, a camera, an endless
-// testsrc) unless --frames bounds every stream.
-std::vector<bool> endless_streams(const PipelineDefinition& definition, std::int64_t max_frames);
-
 // The default --jobs for this run on these devices: the footprint of the pipeline with the
 // largest frame of its first few files or testsrc inputs (opened to read their headers;
 // 1920x1080 when none can be), fitted to this machine's memory now.

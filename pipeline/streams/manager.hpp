@@ -28,7 +28,7 @@
 #include "pipeline/engine/run_stats.hpp"
 #include "pipeline/streams/planner.hpp"
 #include "pipeline/streams/restart_backoff.hpp"
-#include "pipeline/streams/spec.hpp"
+#include "pipeline/stream_spec/spec.hpp"
 #include "pipeline/streams/status.hpp"
 
 namespace fp {

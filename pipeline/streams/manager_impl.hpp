@@ -31,7 +31,7 @@
 #include "pipeline/streams/jobs.hpp"
 #include "pipeline/streams/limiter.hpp"
 #include "pipeline/streams/restorable_streams.hpp"
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 #include "pipeline/streams/template.hpp"
 #include "stages/registry.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "pipeline/definition/file_clashes.hpp"
 #include "pipeline/definition/pipeline_definition.hpp"
-#include "pipeline/streams/spec.hpp"
+#include "pipeline/stream_spec/spec.hpp"
 
 namespace fp {
 
@@ -20,6 +20,11 @@ struct StreamPlan {
   std::vector<std::string> outputs;  // its files and URLs as shown (masked)
   bool endless = false;              // it never ends by itself (a live feed, a camera, an endless testsrc)
 };
+
+// Fills plan.files and plan.outputs from plan.definition as it will run (paths confined,
+// {stream} replaced): each source's input, and each path parameter that names a file.
+// Both planners' one loop over a plan's files.
+void add_plan_files(StreamPlan& plan, const std::string& stream);
 
 class StreamPlanner {
  public:

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 
 namespace fp {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "pipeline/engine/run_stats.hpp"
-#include "pipeline/streams/spec.hpp"
+#include "pipeline/stream_spec/spec.hpp"
 
 namespace fp {
 

@@ -169,20 +169,7 @@ std::string first_decode_stage(const PipelineDefinition& definition) {
   return "";
 }
 
-// Text of a rejected name, safe to echo: printable, bounded.
-std::string printable_name(std::string_view name) {
-  std::string out;
-  for (const char c : name.substr(0, kMaxStreamNameLength + 1))
-    out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '?');
-  return name.size() > kMaxStreamNameLength + 1 ? out + "..." : out;
-}
-
 }  // namespace
-
-void check_stream_name(std::string_view name) {
-  if (!is_valid_stream_name(name))
-    throw StreamRejected(400, fmt::format("stream name '{}': must be {}", printable_name(name), kStreamNameRule));
-}
 
 StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRoots roots, AutoBackend auto_backend,
                                  InputLimits limits)
@@ -264,24 +251,14 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
       confine_input(uri, roots_.allow_roots);
       check_input_limits(uri, limits_);
       every_input_endless = every_input_endless && is_endless_uri(uri);
-      plan.files.push_back({.written = false, .path = uri, .what = "input of stream " + spec.name, .where = {}});
     }
-    const StageSpec* stage_spec = find_stage(stage.type);
-    if (stage_spec == nullptr) continue;
-    for (const auto& param : stage_spec->params) {
-      if (param.type != ParamType::Path || !stage.params.has(param.name)) continue;
+    for (const auto& param : path_params(stage)) {
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
-      const std::string written =
-          confine_output(with_stream_name(stage.params.text(param.name), spec.name), where, roots_.output_root,
-                         own_files_);
-      stage.params.set(param.name, written);
-      if (written.empty() || written == "null") continue;
-      plan.outputs.push_back(mask_credentials(written));
-      plan.files.push_back({.written = true, .path = written,
-                            .what = fmt::format("{} of stream {} (stage '{}')", param.name, spec.name, stage.id),
-                            .where = {}});
+      stage.params.set(param.name, confine_output(with_stream_name(param.path, spec.name), where, roots_.output_root,
+                                                  own_files_));
     }
   }
+  add_plan_files(plan, spec.name);
   plan.endless = every_input_endless;
   // What was checked here is opened beneath these roots when the stream starts.
   definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};

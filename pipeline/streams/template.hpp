@@ -18,13 +18,9 @@
 #include "pipeline/definition/stream_names.hpp"
 #include "pipeline/engine/input_limits.hpp"
 #include "pipeline/streams/planner.hpp"
-#include "pipeline/streams/spec.hpp"
+#include "pipeline/stream_spec/spec.hpp"
 
 namespace fp {
-
-// A name that is not a valid stream name (definition/stream_names.hpp) refused as every
-// front end of the manager refuses it: StreamRejected 400 stating the rule.
-void check_stream_name(std::string_view name);
 
 // serve's planner: a spec's template, its outputs absolute under the output root.
 class StreamTemplates final : public StreamPlanner {

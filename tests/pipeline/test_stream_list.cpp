@@ -93,7 +93,7 @@ TEST(StreamList, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(list_error("streams:\n  - {name: ../etc, uri: x}\n").find("streams.yaml:2: streams[0].name: stream name '../etc'"),
             std::string::npos);
   EXPECT_NE(list_error("streams: [\n").find("streams.yaml:"), std::string::npos);
-  EXPECT_NE(list_error("streams:\n  - {name: a, uri: [x]}\n").find("streams[0].uri: expected a text, got a list"),
+  EXPECT_NE(list_error("streams:\n  - {name: a, uri: [x]}\n").find("streams[0].uri: expected a string, got a list"),
             std::string::npos);
 }
 

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "pipeline/streams/manager.hpp"
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
 #include "tests/e2e/fifo_waits.hpp"
 #include "tests/e2e/video_size.hpp"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
 namespace fp {
@@ -114,13 +114,13 @@ TEST(StreamStateFile, AValueOfTheWrongTypeNamesTheFileAndTheKey) {
   EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "finished": "yes"})")),
             prefix + "streams[2].finished: must be true or false");
   EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "set": [1]})")),
-            prefix + "streams[2].set: must be an object");
+            prefix + "streams[2].set: expected a map of STAGE.PARAM -> value, got a list");
   EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "decode": "forever"})")),
-            prefix + "streams[2].decode: must be an object");
+            prefix + "streams[2].decode: expected a map of PARAM -> value, got a string");
   EXPECT_EQ(error_of(with_third(R"({"name": "c", "pipeline": "p", "uri": "x", "source": 1})")),
             prefix + "streams[2].source: must be \"api\" or \"list\"");
   EXPECT_EQ(error_of(with_third(R"({"name": 7, "pipeline": "p", "uri": "x"})")),
-            prefix + "streams[2].name: missing or not a string");
+            prefix + "streams[2].name: expected a string, got a number");
   EXPECT_EQ(error_of(R"({"version": "1", "streams": []})"), prefix + "version: must be a number");
   EXPECT_EQ(error_of(R"({"version": null, "streams": []})"), prefix + "version: must be a number");
 }

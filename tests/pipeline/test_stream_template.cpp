@@ -12,7 +12,7 @@
 
 #include "pipeline/config/loader.hpp"
 #include "pipeline/streams/file_index.hpp"
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 #include "pipeline/streams/template.hpp"
 #include "tests/e2e/cli_runner.hpp"
 

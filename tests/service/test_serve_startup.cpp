@@ -108,7 +108,7 @@ TEST(ServeStartup, AStateFileItCannotUseIsRefusedNamingItAndLeftAsItWas) {
       {"cut short", R"({"version": 1, "streams": [{"name": "cam1", "pipeline": "smooth", "ur)", "not valid JSON"},
       {"another version", R"({"version": 2, "streams": []})", "version 2 is not one this framepipe reads (it reads 1)"},
       {"another shape", R"({"version": 1, "streams": [{"name": "cam1", "pipeline": "smooth", "uri": 7}]})",
-       "streams[0].uri: missing or not a string"},
+       "streams[0].uri: expected a string, got a number"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -165,7 +165,7 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
                         const std::vector<Device>& devices, const RunOptions& options,
                         const std::optional<ShardSelection>& selection) {
   // Decided before anything runs: a --jobs that live inputs would fill is a usage error.
-  const auto endless = endless_streams(definition, options.max_frames);
+  const auto endless = endless_runs(definition, options.max_frames);
   const int requested = args.jobs >= 0 ? args.jobs : definition.jobs;
   const std::string setting =
       args.jobs >= 0 ? fmt::format("--jobs {}", args.jobs) : fmt::format("{}: jobs: {}", definition.file, definition.jobs);

@@ -1,4 +1,4 @@
-#include "pipeline/streams/private_file.hpp"
+#include "pipeline/stream_spec/private_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fp {
@@ -76,5 +77,13 @@ class StreamRejected : public std::runtime_error {
  private:
   int status_;
 };
+
+// A name as a refusal may quote it: printable ('?' for the rest), cut after a stream name's
+// longest, so that a client's long or binary name never reaches a message whole.
+std::string printable_name(std::string_view name);
+
+// A name that is not a valid stream name (definition/stream_names.hpp) refused as every
+// front end of the manager refuses it: StreamRejected 400 stating the rule.
+void check_stream_name(std::string_view name);
 
 }  // namespace fp

@@ -1,4 +1,4 @@
-#include "pipeline/streams/state_file.hpp"
+#include "pipeline/stream_spec/state_file.hpp"
 
 #include <fmt/format.h>
 
@@ -8,14 +8,15 @@
 
 #include "core/small_file.hpp"
 #include "pipeline/definition/config_error.hpp"
-#include "pipeline/streams/private_file.hpp"
+#include "pipeline/stream_spec/json_spec_fields.hpp"
+#include "pipeline/stream_spec/private_file.hpp"
 
 namespace fp {
 
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;  // written in the order of its keys
 
 constexpr int kVersion = 1;
 // Far beyond what serve writes (a few hundred bytes a stream): a bound on what is read, not
@@ -28,33 +29,34 @@ constexpr std::size_t kMaxStateBytes = 256u << 20;
   throw UsageError(fmt::format("state file {}: {}", file.string(), what));
 }
 
-// "set" and "decode" values are YAML text; a number or list written by hand is taken as its JSON text.
-std::map<std::string, std::string> text_map(const json& object, const fs::path& file, const std::string& key) {
-  std::map<std::string, std::string> out;
-  if (object.is_null()) return out;
-  if (!object.is_object()) fail(file, fmt::format("{}: must be an object", key));
-  for (const auto& [k, v] : object.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return out;
+// A stream's entry: its spec read by read_stream_spec (the rules the API and a stream list
+// share; set and decode values are YAML text already, as serve wrote them), then what the
+// file keeps beside it. Every value's type is checked, named by its key: a file edited by
+// hand gets told which key is wrong, never the JSON library's words alone.
+SavedStream saved_stream(const nlohmann::json& entry, const fs::path& file, std::size_t index) {
+  const auto where = [&](const std::string& path) {
+    return path.empty() ? fmt::format("streams[{}]", index) : fmt::format("streams[{}].{}", index, path);
+  };
+  const JsonSpecFields fields(entry, JsonSpecFields::Strings::AreYamlText,
+                              [&](const std::string& path, const std::string& what) {
+                                fail(file, fmt::format("{}: {}", where(path), what));
+                              });
+  SavedStream saved;
+  saved.spec = read_stream_spec(fields, {.name = {}, .default_pipeline = {}, .own_keys = {"source", "finished"}});
+  if (const FieldKind kind = fields.kind("finished"); kind != FieldKind::Absent) {
+    if (kind != FieldKind::Boolean) fields.fail("finished", "must be true or false");
+    saved.finished = fields.boolean("finished");
+  }
+  // Written since the stream list (absent in older files: those came from the API).
+  if (fields.kind("source") != FieldKind::Absent) {
+    const std::string source = fields.kind("source") == FieldKind::Text ? fields.text("source") : "";
+    if (source == "list") saved.spec.source = StreamSource::List;
+    else if (source != "api") fields.fail("source", "must be \"api\" or \"list\"");
+  }
+  return saved;
 }
 
-std::string text_of(const json& stream, const char* key, const fs::path& file, std::size_t index) {
-  const auto found = stream.find(key);
-  if (found == stream.end() || !found->is_string())
-    fail(file, fmt::format("streams[{}].{}: missing or not a string", index, key));
-  return found->get<std::string>();
-}
-
-// Absent: false. (json::value would throw the library's own words, without the file's name.)
-bool flag_of(const json& stream, const char* key, const fs::path& file, std::size_t index) {
-  const auto found = stream.find(key);
-  if (found == stream.end()) return false;
-  if (!found->is_boolean()) fail(file, fmt::format("streams[{}].{}: must be true or false", index, key));
-  return found->get<bool>();
-}
-
-// Every value's type is checked here, named by its key: a file edited by hand gets told
-// which key is wrong, never the JSON library's words alone.
-std::vector<SavedStream> streams_of(const json& document, const fs::path& file) {
+std::vector<SavedStream> streams_of(const nlohmann::json& document, const fs::path& file) {
   if (!document.is_object() || !document.contains("streams") || !document["streams"].is_array())
     fail(file, "not a framepipe state file: expected {\"version\": 1, \"streams\": [...]}");
   const auto version = document.find("version");
@@ -62,22 +64,9 @@ std::vector<SavedStream> streams_of(const json& document, const fs::path& file) 
   if (version->get<std::int64_t>() != kVersion)
     fail(file, fmt::format("version {} is not one this framepipe reads (it reads {})", version->dump(), kVersion));
   std::vector<SavedStream> streams;
-  std::size_t index = 0;
   for (const auto& entry : document["streams"]) {
-    if (!entry.is_object()) fail(file, fmt::format("streams[{}]: must be an object", index));
-    SavedStream saved;
-    saved.spec.name = text_of(entry, "name", file, index);
-    saved.spec.pipeline = text_of(entry, "pipeline", file, index);
-    saved.spec.uri = text_of(entry, "uri", file, index);
-    saved.spec.sets = text_map(entry.value("set", json()), file, fmt::format("streams[{}].set", index));
-    saved.spec.decode = text_map(entry.value("decode", json()), file, fmt::format("streams[{}].decode", index));
-    saved.finished = flag_of(entry, "finished", file, index);
-    // Written since the stream list (absent in older files: those came from the API).
-    const json source = entry.value("source", json("api"));
-    if (source == "list") saved.spec.source = StreamSource::List;
-    else if (source != "api") fail(file, fmt::format("streams[{}].source: must be \"api\" or \"list\"", index));
-    streams.push_back(std::move(saved));
-    ++index;
+    if (!entry.is_object()) fail(file, fmt::format("streams[{}]: must be an object", streams.size()));
+    streams.push_back(saved_stream(entry, file, streams.size()));
   }
   return streams;
 }
@@ -99,10 +88,10 @@ std::vector<SavedStream> read_stream_state(const fs::path& file) {
                  "file over it, which would replace the link, not the file it points to)");
     fail(file, e.code() != 0 ? fmt::format("cannot read: {}", e.what()) : std::string(e.what()));
   }
-  json document;
+  nlohmann::json document;
   try {
-    document = json::parse(text);
-  } catch (const json::parse_error& e) {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
     // Where and why, but not the parser's "; last read: '...'": a quote of the file's bytes,
     // which a cut-short file ends inside a URI's password, before the '@' that masking
     // looks for ("rtsp://user:sec").
@@ -112,14 +101,14 @@ std::vector<SavedStream> read_stream_state(const fs::path& file) {
   }
   try {
     return streams_of(document, file);
-  } catch (const json::exception& e) {
+  } catch (const nlohmann::json::exception& e) {
     // A shape the checks of streams_of did not foresee: still named by its file.
     fail(file, e.what());
   }
 }
 
 void write_stream_state(const fs::path& file, const std::vector<SavedStream>& streams) {
-  json list = json::array();
+  OrderedJson list = OrderedJson::array();
   for (const auto& saved : streams)
     list.push_back({{"name", saved.spec.name},
                     {"pipeline", saved.spec.pipeline},
@@ -128,7 +117,7 @@ void write_stream_state(const fs::path& file, const std::vector<SavedStream>& st
                     {"decode", saved.spec.decode},
                     {"source", stream_source_name(saved.spec.source)},
                     {"finished", saved.finished}});
-  const std::string text = json{{"version", kVersion}, {"streams", list}}.dump(2) + "\n";
+  const std::string text = OrderedJson{{"version", kVersion}, {"streams", list}}.dump(2) + "\n";
 
   try {
     replace_private_file(file, text);
