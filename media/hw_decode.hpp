@@ -1,6 +1,7 @@
 // Whether FFmpeg can decode a stream on NVDEC, decided before its decoder opens (private to
 // media/). The GPU itself may still refuse a profile or size when the decoder starts; the
-// source's get_format callback sees that and falls back (auto) or fails (nvdec).
+// get_format callback of media/video_decoder sees that and falls back (auto) or fails
+// (nvdec).
 #pragma once
 
 #include <string>

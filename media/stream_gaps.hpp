@@ -1,7 +1,7 @@
 // The bookkeeping of a stream that is lost and comes back: the current gap, its attempts
 // and their backoff, the statistics, and the events for the log. Shared by an input that
-// reconnects (media/reconnecting_source.cpp) and a network output that does (the FFmpeg
-// sink); each decides itself when to try.
+// reconnects (media/reconnecting_source.cpp) and a network output that does
+// (media/reconnecting_output.cpp); each decides itself when to try.
 #pragma once
 
 #include <chrono>
