@@ -101,6 +101,10 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
       if (run.error.empty()) run.error = "failed";
       run.failure = std::current_exception();
     }
+  } else {
+    // Stopped before it began (another stream failed first, a signal, a drain): it did not
+    // end by itself, and its report says so ("stopped (another stream failed)", not "ok").
+    run.result.interrupted = true;
   }
   std::lock_guard lock(impl.mutex);
   run.ended_at = Clock::now();

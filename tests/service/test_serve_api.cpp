@@ -137,7 +137,7 @@ TEST(ServeApi, BadRequestsSayWhatIsWrong) {
   expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"sets", json::object()}}), 400, "sets: unknown key");
   expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", {{"smooth.radius", {{"a", 1}}}}}}), 400,
                "set.smooth.radius");
-  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", 8}}), 400, "set: expected an object");
+  expect_error(put_stream(server, "cam2", {{"uri", kEndless}, {"set", 8}}), 400, "set: expected a map");
   // What the manager refuses keeps the manager's status and `framepipe validate`'s words.
   // An unknown template is a pipeline that does not validate (README: 422), not an unknown
   // stream (404).
