@@ -74,13 +74,13 @@ class GpuMatchesCpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuMatchesCpu, EveryStageAgrees) {
   FP_REQUIRE_CLI_GPU();
-  constexpr int kFrames = 5;
+  constexpr int kComparedFrames = 5;
   TempDir cpu_dir("gpu-cpu");
   TempDir gpu_dir("gpu-cuda");
   for (const auto* dir : {&cpu_dir, &gpu_dir}) {
     std::ofstream(*dir / "p.yaml") << pipeline_yaml(GetParam());
     const std::string device = dir == &cpu_dir ? "cpu" : cli_cuda_device();
-    const auto result = run_framepipe({"run", "p.yaml", "--device", device, "--frames", std::to_string(kFrames),
+    const auto result = run_framepipe({"run", "p.yaml", "--device", device, "--frames", std::to_string(kComparedFrames),
                                        "--stats-json", "stats.json", "--quiet"},
                                       dir->path());
     ASSERT_EQ(result.exit_code, 0) << device << ": " << result.output;
@@ -89,7 +89,7 @@ TEST_P(GpuMatchesCpu, EveryStageAgrees) {
   std::ifstream stats_file(gpu_dir / "stats.json");
   const auto stats = nlohmann::json::parse(stats_file);
   EXPECT_EQ(stats["device"], cli_cuda_device());
-  EXPECT_EQ(stats["frames"], kFrames);
+  EXPECT_EQ(stats["frames"], kComparedFrames);
 
   EXPECT_EQ(read_lines(cpu_dir / "hist.jsonl"), read_lines(gpu_dir / "hist.jsonl"));
 
@@ -99,7 +99,7 @@ TEST_P(GpuMatchesCpu, EveryStageAgrees) {
   for (const auto& [name, tolerance] : outputs) {
     const auto cpu = read_all(cpu_dir / name);
     const auto gpu = read_all(gpu_dir / name);
-    ASSERT_EQ(cpu.size(), static_cast<std::size_t>(kFrames)) << name;
+    ASSERT_EQ(cpu.size(), static_cast<std::size_t>(kComparedFrames)) << name;
     ASSERT_EQ(gpu.size(), cpu.size()) << name;
     for (std::size_t i = 0; i < cpu.size(); ++i) {
       EXPECT_EQ(gpu[i].pts, cpu[i].pts) << name << " frame " << i;

@@ -11,7 +11,7 @@
 
 namespace fp::test {
 
-// One stream as serve saves it (pipeline/streams/state_file.cpp, version 1).
+// One stream as serve saves it (pipeline/stream_spec/state_file.cpp, version 1).
 inline nlohmann::json saved_stream(const std::string& name, const std::string& pipeline, const std::string& uri,
                                    const std::string& source = "api",
                                    const nlohmann::json& sets = nlohmann::json::object()) {

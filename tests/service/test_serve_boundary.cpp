@@ -296,7 +296,7 @@ TEST(ServeBoundary, AWebPageCannotDriveItWithoutAToken) {
   EXPECT_EQ(rebound_put.status, 403) << rebound_put.body;
   EXPECT_FALSE(listed(server, "cam1"));
   // The names it is reached by: loopback names and the listen address.
-  for (const std::string host : {"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, std::string("LOCALHOST.")})
+  for (const std::string& host : {"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, std::string("LOCALHOST.")})
     EXPECT_EQ(curl("GET", server.url("/v1/streams"), {"-H", "Host: " + host}).status, 200) << host;
   // Its own page's origin may change state, with JSON.
   const auto own = curl_with_body("PUT", server.url("/v1/streams/cam1"), kStream,
