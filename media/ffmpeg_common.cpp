@@ -32,8 +32,8 @@ void fail(const std::string& name, const std::string& what, int errnum) {
   throw MediaError(name + ": " + what + ": " + av_error_text(errnum), errnum);
 }
 
-void set_output_option(const std::string& name, DictionaryPtr& options, const char* key, const char* value) {
-  if (const int ret = dict_set(options, key, value); ret < 0) fail(name, std::string("bad ") + key, ret);
+void set_option(const std::string& name, DictionaryPtr& options, const char* key, const char* value) {
+  if (const int ret = dict_set(options, key, value); ret < 0) fail(name, std::string("cannot set option ") + key, ret);
 }
 
 void require_all_taken(const std::string& name, const std::string& what, const DictionaryPtr& options) {

@@ -28,9 +28,9 @@ std::string format_fps(Rational fps);
 // left in `options`, which it did not know. framepipe sets every option itself and sets
 // only options the encoder or muxer takes, so a leftover would be a setting silently
 // ignored: the open fails instead, "<name>: <what> did not take the option(s) KEY=VALUE".
-// Sets an option of an output's encoder or muxer; a failure is "<name>: bad <key>:
-// <FFmpeg's text>" as a MediaError.
-void set_output_option(const std::string& name, DictionaryPtr& options, const char* key, const char* value);
+// Sets an option of an input's demuxer or an output's encoder or muxer; a failure is
+// "<name>: cannot set option <key>: <FFmpeg's text>" as a MediaError.
+void set_option(const std::string& name, DictionaryPtr& options, const char* key, const char* value);
 
 void require_all_taken(const std::string& name, const std::string& what, const DictionaryPtr& options);
 

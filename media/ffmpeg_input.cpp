@@ -21,10 +21,6 @@ namespace fp::ff {
 
 namespace {
 
-void set_option(const std::string& uri, DictionaryPtr& options, const char* key, const char* value) {
-  if (const int ret = dict_set(options, key, value); ret < 0) fail(uri, std::string("cannot set option ") + key, ret);
-}
-
 // A file in memory has no folder around it: other files it names are not opened.
 int refuse_io_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
 

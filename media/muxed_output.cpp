@@ -179,7 +179,7 @@ std::string MuxedOutput::connect_failure() const {
 ff::DictionaryPtr MuxedOutput::muxer_settings() {
   const SinkOptions& options = options_;
   ff::DictionaryPtr opts;
-  auto set = [&](const char* key, const std::string& value) { ff::set_output_option(path_, opts, key, value.c_str()); };
+  auto set = [&](const char* key, const std::string& value) { ff::set_option(path_, opts, key, value.c_str()); };
   if (target_.kind == OutputKind::Hls) {
     set("hls_time", fmt::format("{:g}", options.hls_segment_seconds));
     set("hls_list_size", std::to_string(options.hls_playlist_size));

@@ -95,11 +95,11 @@ void VideoEncoder::set_key_frames(const SinkOptions& options, ff::DictionaryPtr&
     encoder_->gop_size = one_second;
   }
   if (intra_refresh)
-    ff::set_output_option(path_, opts, "intra-refresh", "1");
+    ff::set_option(path_, opts, "intra-refresh", "1");
   // A network output that reconnects restarts its stream with a key frame the receiver can
   // start from: an IDR, not just an I-frame.
   if (is_network_output(video_.kind))
-    ff::set_output_option(path_, opts, "forced-idr", "1");
+    ff::set_option(path_, opts, "forced-idr", "1");
 }
 
 // Frames in `seconds` at the nominal rate, rounded: at least 1, at most kMaxKeyFrameInterval.
@@ -123,14 +123,14 @@ std::string VideoEncoder::open_nvenc(const std::string& name, const SinkOptions&
            std::to_string(video_.height) + ")";
   start_encoder(codec, AV_PIX_FMT_YUV420P);
   ff::DictionaryPtr opts;
-  ff::set_output_option(path_, opts, "preset", nvenc_preset(options.preset));
-  ff::set_output_option(path_, opts, "rc", "vbr");
-  ff::set_output_option(path_, opts, "cq", std::to_string(options.crf).c_str());
+  ff::set_option(path_, opts, "preset", nvenc_preset(options.preset));
+  ff::set_option(path_, opts, "rc", "vbr");
+  ff::set_option(path_, opts, "cq", std::to_string(options.crf).c_str());
   encoder_->bit_rate = 0;  // quality alone decides (cq), as x264's crf
   if (options.low_latency) {
-    ff::set_output_option(path_, opts, "tune", "ull");
-    ff::set_output_option(path_, opts, "zerolatency", "1");
-    ff::set_output_option(path_, opts, "delay", "0");
+    ff::set_option(path_, opts, "tune", "ull");
+    ff::set_option(path_, opts, "zerolatency", "1");
+    ff::set_option(path_, opts, "delay", "0");
     set_low_latency();
   }
   set_key_frames(options, opts);
@@ -155,15 +155,15 @@ void VideoEncoder::open_x264(const SinkOptions& options) {
 
   ff::DictionaryPtr opts;
   const std::string crf = std::to_string(options.crf);
-  ff::set_output_option(path_, opts, "preset", options.preset.c_str());
-  ff::set_output_option(path_, opts, "crf", crf.c_str());
+  ff::set_option(path_, opts, "preset", options.preset.c_str());
+  ff::set_option(path_, opts, "crf", crf.c_str());
   if (options.low_latency) {
     // A frame in, its packet out: no lookahead or B-frames holding frames back. Instead of
     // a key frame every second (a frame several times the size of the others, which takes
     // that much longer to encode and to send, and delays the frames behind it), a column
     // of intra blocks sweeps the picture once a second (periodic intra refresh): a viewer
     // joining, or a receiver after a loss, has a whole picture within a second.
-    ff::set_output_option(path_, opts, "tune", "zerolatency");
+    ff::set_option(path_, opts, "tune", "zerolatency");
     set_low_latency();
   }
   set_key_frames(options, opts);

@@ -21,13 +21,19 @@ namespace {
   throw StreamListError(mask_uris_in_text(fmt::format("{}: {}", where, what)));
 }
 
+// What a node holds, in the words a spec's fields use (spec_reader.hpp). A scalar is Text:
+// YAML itself says what it is when the template reads it.
+FieldKind yaml_kind(const YAML::Node& node) {
+  if (!node.IsDefined()) return FieldKind::Absent;
+  if (node.IsNull()) return FieldKind::Null;
+  if (node.IsSequence()) return FieldKind::List;
+  if (node.IsMap()) return FieldKind::Map;
+  return FieldKind::Text;
+}
+
+// As a refusal names it: a scalar quoted, else its kind.
 std::string kind_of(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "'" + node.Scalar() + "'";
-  }
+  return node.IsScalar() ? "'" + node.Scalar() + "'" : std::string(field_kind_words(yaml_kind(node)));
 }
 
 // A list's entry, for read_stream_spec (the rules the API and the state file share). A
@@ -42,15 +48,14 @@ class YamlSpecFields final : public SpecFields {
     for (const auto& item : entry_) keys.push_back(item.first.Scalar());
     return keys;
   }
-  FieldKind kind(const std::string& key) const override { return kind_of_node(entry_[key]); }
+  FieldKind kind(const std::string& key) const override { return yaml_kind(entry_[key]); }
   std::string text(const std::string& key) const override { return entry_[key].Scalar(); }
-  bool boolean(const std::string& key) const override { return entry_[key].as<bool>(); }
   std::size_t size(const std::string& key) const override { return entry_[key].size(); }
   std::vector<FieldEntry> entries(const std::string& key) const override {
     std::vector<FieldEntry> entries;
     for (const auto& item : entry_[key]) {
       const YAML::Node& value = item.second;
-      FieldEntry entry{item.first.Scalar(), kind_of_node(value), ""};
+      FieldEntry entry{item.first.Scalar(), yaml_kind(value), ""};
       if (value.IsScalar()) {
         entry.yaml_text = value.Scalar();
       } else if (value.IsSequence()) {
@@ -76,14 +81,6 @@ class YamlSpecFields final : public SpecFields {
   }
 
  private:
-  static FieldKind kind_of_node(const YAML::Node& node) {
-    if (!node.IsDefined()) return FieldKind::Absent;
-    if (node.IsNull()) return FieldKind::Null;
-    if (node.IsSequence()) return FieldKind::List;
-    if (node.IsMap()) return FieldKind::Map;
-    return FieldKind::Text;
-  }
-
   const YAML::Node& entry_;
   std::string where_;
   const std::string& file_;

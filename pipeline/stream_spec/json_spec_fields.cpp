@@ -67,8 +67,6 @@ FieldKind JsonSpecFields::kind(const std::string& key) const {
 
 std::string JsonSpecFields::text(const std::string& key) const { return object_.at(key).get<std::string>(); }
 
-bool JsonSpecFields::boolean(const std::string& key) const { return object_.at(key).get<bool>(); }
-
 std::size_t JsonSpecFields::size(const std::string& key) const { return object_.at(key).size(); }
 
 std::vector<FieldEntry> JsonSpecFields::entries(const std::string& key) const {

@@ -30,7 +30,6 @@ class JsonSpecFields final : public SpecFields {
   std::vector<std::string> keys() const override;
   FieldKind kind(const std::string& key) const override;
   std::string text(const std::string& key) const override;
-  bool boolean(const std::string& key) const override;
   std::size_t size(const std::string& key) const override;
   std::vector<FieldEntry> entries(const std::string& key) const override;
   [[noreturn]] void fail(const std::string& path, const std::string& what) const override;

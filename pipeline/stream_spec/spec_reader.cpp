@@ -83,11 +83,15 @@ std::map<std::string, std::string> parameters(const SpecFields& fields, const st
 StreamSpec read_stream_spec(const SpecFields& fields, const SpecReading& reading) {
   check_keys(fields, reading);
   StreamSpec spec;
-  spec.name = reading.name ? *reading.name : text_field(fields, "name", true, kMaxNameBytes);
-  try {
-    check_stream_name(spec.name);
-  } catch (const StreamRejected& e) {
-    fields.fail("name", e.what());
+  if (reading.name) {
+    spec.name = *reading.name;  // checked where it was taken (the API's route, before the body)
+  } else {
+    spec.name = text_field(fields, "name", true, kMaxNameBytes);
+    try {
+      check_stream_name(spec.name);
+    } catch (const StreamRejected& e) {
+      fields.fail("name", e.what());
+    }
   }
   spec.uri = text_field(fields, "uri", true, kMaxUriBytes);
   spec.pipeline = text_field(fields, "pipeline", reading.default_pipeline.empty(), kMaxNameBytes);

@@ -44,7 +44,6 @@ class SpecFields {
   virtual std::vector<std::string> keys() const = 0;  // as written, in order
   virtual FieldKind kind(const std::string& key) const = 0;
   virtual std::string text(const std::string& key) const = 0;               // of a Text
-  virtual bool boolean(const std::string& key) const = 0;                   // of a Boolean
   virtual std::size_t size(const std::string& key) const = 0;               // of a Map
   virtual std::vector<FieldEntry> entries(const std::string& key) const = 0;  // of a Map
   // Throws the format's own error for the field `path` ("uri", "set.denoise.h"; "" for the
@@ -54,18 +53,19 @@ class SpecFields {
 
 // How a format's entry differs from the others, and no more.
 struct SpecReading {
-  // The API's name is its path's (checked by the route); a list's and the state file's, a key.
+  // The API's name is its path's, checked by the route before the body is read (not again
+  // here); a list's and the state file's, a key, checked here.
   std::optional<std::string> name;
   // For a spec without "pipeline"; empty: "pipeline" is needed (the state file always has it).
   std::string default_pipeline;
   // Keys the format keeps beside the spec (the state file's "source", "finished"): allowed,
-  // and left to the format to read.
+  // and left to the format to read from its own text.
   std::vector<std::string> own_keys;
 };
 
 // The spec of `fields`, with source Api (the format sets its own). Refuses, through
 // fields.fail: an unknown key; a missing name (unless given) or uri, or one that is not a
-// string; a name that is no stream name (check_stream_name); an empty uri or pipeline; set or
+// string; a name read from the fields that is no stream name (check_stream_name); an empty uri or pipeline; set or
 // decode that is not a map (nothing is an empty one), of more than kMaxMapEntries entries, or
 // with a value that is nothing or a map; any text over its limit. Keys are quoted printable
 // (core/printable_text.hpp), long ones not at all; values never (a uri holds a password).

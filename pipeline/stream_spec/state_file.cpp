@@ -43,15 +43,14 @@ SavedStream saved_stream(const nlohmann::json& entry, const fs::path& file, std:
                               });
   SavedStream saved;
   saved.spec = read_stream_spec(fields, {.name = {}, .default_pipeline = {}, .own_keys = {"source", "finished"}});
-  if (const FieldKind kind = fields.kind("finished"); kind != FieldKind::Absent) {
-    if (kind != FieldKind::Boolean) fields.fail("finished", "must be true or false");
-    saved.finished = fields.boolean("finished");
+  if (const auto finished = entry.find("finished"); finished != entry.end()) {
+    if (!finished->is_boolean()) fields.fail("finished", "must be true or false");
+    saved.finished = finished->get<bool>();
   }
   // Written since the stream list (absent in older files: those came from the API).
-  if (fields.kind("source") != FieldKind::Absent) {
-    const std::string source = fields.kind("source") == FieldKind::Text ? fields.text("source") : "";
-    if (source == "list") saved.spec.source = StreamSource::List;
-    else if (source != "api") fields.fail("source", "must be \"api\" or \"list\"");
+  if (const auto source = entry.find("source"); source != entry.end()) {
+    if (*source == "list") saved.spec.source = StreamSource::List;
+    else if (*source != "api") fields.fail("source", "must be \"api\" or \"list\"");
   }
   return saved;
 }
