@@ -11,6 +11,8 @@ constexpr double kHighestMs = 1e7;
 constexpr double kGrowth = 1.01;
 const double kLogGrowth = std::log(kGrowth);
 const auto kBuckets = static_cast<std::size_t>(std::ceil(std::log(kHighestMs / kLowestMs) / kLogGrowth)) + 2;
+// Buckets added beyond a new value when the range grows: 32 is a factor of 1.38 in latency.
+constexpr std::size_t kMargin = 32;
 
 // Bucket 0 holds everything below kLowestMs; bucket i >= 1 holds [lowest * g^(i-1), lowest * g^i).
 std::size_t bucket_of(double ms) {
@@ -26,10 +28,27 @@ double middle_of(std::size_t bucket) {
 }
 }  // namespace
 
-LatencyHistogram::LatencyHistogram() : counts_(kBuckets, 0) {}
+void LatencyHistogram::cover(std::size_t bucket) {
+  const std::size_t end = first_ + counts_.size();
+  if (!counts_.empty() && bucket >= first_ && bucket < end) return;
+  std::size_t lowest = counts_.empty() ? bucket : std::min(first_, bucket);
+  std::size_t past = counts_.empty() ? bucket + 1 : std::max(end, bucket + 1);
+  if (bucket < first_ || counts_.empty()) lowest = lowest > kMargin ? lowest - kMargin : 0;
+  if (bucket >= end || counts_.empty()) past = std::min(past + kMargin, kBuckets);
+  std::vector<std::uint64_t> grown(past - lowest, 0);
+  std::copy(counts_.begin(), counts_.end(), grown.begin() + static_cast<std::ptrdiff_t>(first_ - lowest));
+  counts_ = std::move(grown);
+  first_ = lowest;
+}
+
+std::uint64_t LatencyHistogram::count_in(std::size_t bucket) const {
+  return bucket >= first_ && bucket - first_ < counts_.size() ? counts_[bucket - first_] : 0;
+}
 
 void LatencyHistogram::add(double ms) {
-  ++counts_[bucket_of(ms)];
+  const std::size_t bucket = bucket_of(ms);
+  cover(bucket);
+  ++counts_[bucket - first_];
   min_ = count_ == 0 ? ms : std::min(min_, ms);
   max_ = count_ == 0 ? ms : std::max(max_, ms);
   ++count_;
@@ -38,7 +57,9 @@ void LatencyHistogram::add(double ms) {
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
   if (other.count_ == 0) return;
-  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  cover(other.first_);
+  cover(other.first_ + other.counts_.size() - 1);
+  for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[other.first_ + i - first_] += other.counts_[i];
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
   count_ += other.count_;
@@ -51,23 +72,29 @@ std::int64_t LatencyHistogram::count_at_most(double bound_ms) const {
   // Whole buckets up to the one holding the bound: its other values lie within 1% above it.
   const std::size_t last = bucket_of(bound_ms);
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i <= last; ++i) seen += counts_[i];
+  for (std::size_t i = first_; i <= last; ++i) seen += count_in(i);
   return static_cast<std::int64_t>(seen);
 }
 
 LatencyHistogram LatencyHistogram::since(const LatencyHistogram& earlier) const {
   LatencyHistogram window;
-  std::size_t lowest = counts_.size();
+  std::size_t lowest = kBuckets;
   std::size_t highest = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    const std::uint64_t added = counts_[i] - std::min(counts_[i], earlier.counts_[i]);
-    window.counts_[i] = added;
-    window.count_ += static_cast<std::int64_t>(added);
+  for (std::size_t i = first_; i < first_ + counts_.size(); ++i) {
+    const std::uint64_t now = counts_[i - first_];
+    const std::uint64_t added = now - std::min(now, earlier.count_in(i));
     if (added == 0) continue;
     lowest = std::min(lowest, i);
     highest = i;
   }
-  if (window.count_ == 0) return window;
+  if (lowest > highest) return window;
+  window.first_ = lowest;
+  window.counts_.resize(highest - lowest + 1);
+  for (std::size_t i = lowest; i <= highest; ++i) {
+    const std::uint64_t added = counts_[i - first_] - std::min(counts_[i - first_], earlier.count_in(i));
+    window.counts_[i - lowest] = added;
+    window.count_ += static_cast<std::int64_t>(added);
+  }
   window.sum_ = std::max(0.0, sum_ - earlier.sum_);
   window.min_ = std::clamp(middle_of(lowest), min_, max_);
   window.max_ = std::clamp(middle_of(highest), min_, max_);
@@ -83,7 +110,7 @@ double LatencyHistogram::percentile(double p) const {
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
-    if (seen >= wanted) return std::clamp(middle_of(i), min_, max_);
+    if (seen >= wanted) return std::clamp(middle_of(first_ + i), min_, max_);
   }
   return max_;
 }

@@ -4,7 +4,8 @@
 // of 100 source frames, from the 100th to the 400th: one window at least must have none.
 // Not all three: a pool still grows when more frames are in flight at once than ever before
 // (a sink held up by a loaded machine lets its queue fill for the first time), which is
-// bounded by the queues' capacities and happens at most a few times in a run, while an
+// bounded by the queues' capacities and happens at most a few times in a run (as a sink's
+// latency histogram widens, by a margin, for a latency beyond all seen before), while an
 // allocation per frame (or per ten frames) shows in every window. FFmpeg and x264 allocate
 // with their own malloc and are out of its scope; so is set-up, and the end of the run.
 //

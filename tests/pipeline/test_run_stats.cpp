@@ -139,6 +139,28 @@ TEST(LatencyHistogram, SinceGivesTheRecentWindowAlone) {
   EXPECT_GT(h.percentile(50), 99.0);  // the whole history still has them
 }
 
+// A finished stream's stats stay until a run of thousands of files ends: a histogram holds
+// the buckets its values span (and margins), not all 2,300 from 1 µs to 10^7 ms.
+TEST(LatencyHistogram, HoldsOnlyTheBucketsItsValuesSpan) {
+  EXPECT_EQ(LatencyHistogram().buckets_held(), 0u);
+  LatencyHistogram h;
+  for (int i = 0; i < 10000; ++i) h.add(20.0 + (i % 100) * 0.8);  // 20 .. 99.2 ms: 161 buckets
+  EXPECT_LE(h.buckets_held(), 161u + 4 * 32) << "what it holds beyond its values: margins of 32";
+  EXPECT_NEAR(h.percentile(50), 59.6, 0.6);
+  LatencyHistogram copy;
+  copy.merge(h);
+  EXPECT_LE(copy.buckets_held(), h.buckets_held() + 2 * 32);
+  EXPECT_EQ(copy.count(), 10000);
+  EXPECT_EQ(h.since(LatencyHistogram()).buckets_held(), 162u) << "a window holds its own span alone";
+  h.add(3.6e6);  // an hour, then a microsecond: the range grows both ways
+  h.add(0.001);
+  EXPECT_EQ(h.percentile(100), 3.6e6);
+  EXPECT_EQ(h.percentile(0), 0.001);
+  EXPECT_NEAR(h.percentile(50), 59.6, 0.6);
+  EXPECT_EQ(h.count_at_most(0.002), 1);
+  EXPECT_EQ(h.count_at_most(100), 10001);
+}
+
 }  // namespace
 }  // namespace fp
 
