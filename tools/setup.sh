@@ -25,8 +25,9 @@ test_packages=(
   # tests/service: a real Prometheus server and promtool, and a real headless browser for the
   # status page (driven by playwright-core from npm, tests/service/browser/package.json).
   prometheus chromium nodejs curl
-  # tests/image: the container image's root filesystem, built without a container engine.
-  mmdebstrap
+  # tests/image: the container image's root filesystem, built without a container engine;
+  # tests/packaging: the .deb checked by lintian and installed into a clean Debian root.
+  mmdebstrap lintian
 )
 # tests/deploy: `kubectl kustomize` renders deploy/k8s. Debian's kubectl only where none is on
 # PATH (a newer one, from elsewhere, is kept). Debian bookworm's is 1.20, whose kustomize

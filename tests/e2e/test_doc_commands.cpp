@@ -82,6 +82,14 @@ const NotRun kNotRunHere[] = {
      "installs packages and builds; the pipeline it then runs (`framepipe run config/default.yaml`) runs here"},
     {"tools/run-tests.sh", "builds and runs every test, this one included"},
     {"tools/setup.sh", "installs packages with apt-get (root, the network)"},
+    // README "Install": tests/packaging makes the package of this build, installs it with apt
+    // into a clean Debian 12 root and checks it there (not systemd as init: no init in a chroot).
+    {"tools/make-deb.sh build", "tests/packaging makes the package of this build (its own output folder)"},
+    {"sudo apt install ./build/deb/framepipe_0.1.0_amd64.deb",
+     "installs into this machine; tests/packaging installs the package into a clean Debian 12 root"},
+    {"sudo systemctl enable --now framepipe", "needs systemd as init; tests/packaging runs the unit's ExecStart"},
+    {"sudo systemctl reload framepipe", "needs systemd as init; tests/service checks serve's SIGHUP reload"},
+    {"journalctl -u framepipe", "needs systemd as init and the service enabled"},
     {"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "the build this test is part of"},
     {"cmake --build build -j", "the build this test is part of"},
     {"ctest --test-dir build --output-on-failure", "runs every test, this one included"},

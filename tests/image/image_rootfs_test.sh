@@ -4,7 +4,7 @@
 # The container image (deploy/Containerfile) as far as a machine without a container engine
 # can test it. Its runtime stage's root filesystem is built the same way: debian 12 (minbase,
 # the docker images' "slim" path excludes) + deploy/runtime-setup.sh with
-# deploy/runtime-packages.txt, inside it (mmdebstrap). Then, with this build's framepipe and
+# deploy/runtime-packages.txt, inside it (chroot). Then, with this build's framepipe and
 # config/*.yaml copied in as the Containerfile copies them, the root mounted READ-ONLY (a
 # private mount namespace), a tmpfs on /tmp, a volume on /var/lib/framepipe and the token on
 # /run/secrets/framepipe, as uid 10001 through chroot:
@@ -18,9 +18,10 @@
 # Not tested here: the Containerfile's build (no engine, no registry), NVIDIA's apt repository,
 # the NVIDIA container toolkit, CUDA and NVDEC inside a container.
 #
-# The root filesystem is cached in CACHE_DIR as a tar file named after a hash of what makes it
-# (the package list, the setup script, the suite and mirrors), so only the first run (about a
-# minute) needs the network. Needs root (or sudo without a password) and mmdebstrap; without
+# The root filesystem starts from the clean Debian 12 root that the package test also starts
+# from (tests/image/debian_base.sh: one mmdebstrap run a build tree), and is cached in CACHE_DIR
+# as a tar file named after a hash of what makes it (that root, the package list, the setup
+# script), so only the first run (about a minute) needs the network. Needs root (or sudo without a password) and mmdebstrap; without
 # them it exits 77 (a skip), which CI refuses (tools/check-skips.sh; tools/setup.sh installs
 # mmdebstrap). It skips only there, before it checks anything: past those checks an exit
 # status of 77 (a command's, under set -e) is turned into a failure, never a skip.
@@ -200,34 +201,43 @@ trap 'exit 129' HUP
 containerfile=$source_dir/deploy/Containerfile
 packages=$source_dir/deploy/runtime-packages.txt
 setup=$source_dir/deploy/runtime-setup.sh
-suite=bookworm
-mirror=${FRAMEPIPE_IMAGE_MIRROR:-http://deb.debian.org/debian}
-security_mirror=${FRAMEPIPE_IMAGE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # debian:*-slim's dpkg excludes (documentation, manuals, translations), as its images have them.
-slim=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*'
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
-  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias'
-  --dpkgopt='path-exclude=/usr/share/groff/*' --dpkgopt='path-exclude=/usr/share/lintian/*')
-key=$({ cat "$packages" "$setup"; echo "$suite $mirror $security_mirror ${slim[*]}"; } | sha256sum | cut -c1-16)
+slim=('path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*'
+  'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright'
+  'path-exclude=/usr/share/locale/*' 'path-include=/usr/share/locale/locale.alias'
+  'path-exclude=/usr/share/groff/*' 'path-exclude=/usr/share/lintian/*')
+# The clean Debian 12 root the package test starts from too (built once, cached).
+base=$("$source_dir/tests/image/debian_base.sh" "$cache_dir") || fail "no Debian root filesystem to start from"
+key=$({ cat "$packages" "$setup"; echo "$(basename "$base") ${slim[*]}"; } | sha256sum | cut -c1-16)
 tarball=$cache_dir/rootfs-$key.tar
 mkdir -p "$cache_dir"
 if [ -f "$tarball" ]; then
   echo "image test: the root filesystem from the cache ($tarball)"
 else
   rm -f "$cache_dir"/rootfs-*.tar  # an older package list's
+  rm -rf "$cache_dir"/derive.*     # a run's that was killed outright
   start=$(date +%s)
   partial=$cache_dir/partial-$$.tar
-  # minbase: what the debian images hold (Essential, Priority required, apt), then the setup
-  # script inside it, as the Containerfile's RUN does. The Containerfile's base also has
-  # bookworm-updates and bookworm-security in its sources.
-  mmdebstrap --quiet --mode=root --variant=minbase --format=tar "${slim[@]}" \
-    --customize-hook="upload $packages /tmp/runtime-packages.txt" \
-    --customize-hook="upload $setup /tmp/runtime-setup.sh" \
-    --customize-hook='chroot "$1" sh /tmp/runtime-setup.sh /tmp/runtime-packages.txt' \
-    --customize-hook='rm -f "$1/tmp/runtime-packages.txt" "$1/tmp/runtime-setup.sh"' \
-    "$suite" "$partial" "deb $mirror $suite main" "deb $mirror $suite-updates main" \
-    "deb $security_mirror $suite-security main" ||
-    fail "mmdebstrap could not build the root filesystem (network? $mirror)"
+  derive=$(mktemp -d "$cache_dir/derive.XXXXXX")
+  work=$derive  # removed on every way out, as a run's copy is
+  tar -C "$derive" -xf "$base"
+  # The slim excludes in dpkg's configuration, as the debian images have them, before any
+  # package is unpacked; then the setup script inside the root, as the Containerfile's RUN
+  # does (DNS from this machine for apt, given back after).
+  printf '%s\n' "${slim[@]}" >"$derive/etc/dpkg/dpkg.cfg.d/90framepipe-slim"
+  install -m 0644 "$packages" "$derive/tmp/runtime-packages.txt"
+  install -m 0644 "$setup" "$derive/tmp/runtime-setup.sh"
+  resolv_kept=$(mktemp)
+  cp -a "$derive/etc/resolv.conf" "$resolv_kept" 2>/dev/null || rm -f "$resolv_kept"
+  cp /etc/resolv.conf "$derive/etc/resolv.conf"
+  unshare --mount --propagation private sh -c 'mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" &&
+    chroot "$1" sh /tmp/runtime-setup.sh /tmp/runtime-packages.txt' sh "$derive" ||
+    fail "deploy/runtime-setup.sh failed in the root filesystem (network? the package list?)"
+  rm -f "$derive/tmp/runtime-packages.txt" "$derive/tmp/runtime-setup.sh" "$derive/etc/resolv.conf"
+  [ -f "$resolv_kept" ] && mv "$resolv_kept" "$derive/etc/resolv.conf"
+  tar -C "$derive" -cf "$partial" .
+  rm -rf "$derive"
+  work=
   mv "$partial" "$tarball"
   partial=
   # The cache belongs to whoever runs the tests, so that removing the build tree needs no root.

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "stages/registry.hpp"
+#include "tools/framepipe/cli_docs/bash_completion.hpp"
+#include "tools/framepipe/cli_docs/man_page.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 #include "tools/framepipe/reload_signal.hpp"
@@ -27,7 +30,8 @@ void add_override_options(CLI::App& cmd, fp::ConfigOverrides& overrides) {
       ->type_name("ID.PARAM=VALUE")
       ->allow_extra_args(false);
   cmd.add_option("--device", overrides.device, "Run on auto (the first GPU, else the CPU), cpu, cuda or cuda:N; with several inputs, cuda:N,M or "
-                 "cuda:all spreads the streams over those GPUs (overrides the file's device)");
+                 "cuda:all spreads the streams over those GPUs (overrides the file's device)")
+      ->type_name("auto|cpu|cuda|cuda:N|cuda:N,M|cuda:all");
   cmd.add_option("--drop", overrides.drop,
                  "When the graph falls behind its input: drop the oldest or newest queued frame, or never "
                  "(the source waits); auto (default): oldest for live inputs, never for files")
@@ -66,7 +70,8 @@ int main(int argc, char** argv) {
                     "With several inputs: the first stream that fails stops the others (default: they go on)");
   run_cmd->add_option("--metrics", run.metrics,
                       "Serve Prometheus metrics at http://ADDR/metrics while the run lasts, as `framepipe serve` "
-                      "does (ADDR: PORT listens on 127.0.0.1; HOST:PORT as given; port 0: a free one, printed)");
+                      "does (ADDR: PORT listens on 127.0.0.1; HOST:PORT as given; port 0: a free one, printed)")
+      ->type_name("ADDR");
   run_cmd->add_option("--shard", run.shard,
                       "Run only this shard's inputs: I/N (0 <= I < N) keeps those whose stream name's rendezvous hash "
                       "picks I of N, so N runs over one input list (an Indexed Job's indexes) process each input "
@@ -84,16 +89,19 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--listen", serve.listen,
                         "Address to serve on: HOST:PORT, [IPv6]:PORT or :PORT (port 0: any free one); anything but a "
                         "loopback address needs --token-file")
+      ->type_name("HOST:PORT")
       ->capture_default_str();
   serve_cmd->add_option("--token-file", serve.token_file,
                         "A file holding the bearer token every request must carry (Authorization: Bearer TOKEN)");
   serve_cmd->add_option("--allow-host", serve.allow_hosts,
                         "Without a token: a further name clients may reach the service by (the Host header; "
                         "repeatable; default: loopback names and --listen's address only, which keeps web pages out)")
+      ->type_name("HOST")
       ->allow_extra_args(false);
   serve_cmd->add_option("--probe-listen", serve.probe_listen,
                         "Also answer /livez and /readyz (and only those, without the token) on this HOST:PORT, with "
-                        "workers of their own: an orchestrator's probes stay answerable whatever the API's clients do");
+                        "workers of their own: an orchestrator's probes stay answerable whatever the API's clients do")
+      ->type_name("HOST:PORT");
   serve_cmd->add_option("--state", serve.state_file,
                         "Keep the streams in this file (written on every change, read at start: a restart brings them back)");
   serve_cmd->add_option("--max-streams", serve.max_streams,
@@ -134,9 +142,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   serve_cmd->add_option("--device", serve.device, "Run the streams on auto, cpu, cuda, cuda:N, cuda:N,M or cuda:all")
+      ->type_name("auto|cpu|cuda|cuda:N|cuda:N,M|cuda:all")
       ->capture_default_str();
   serve_cmd->add_option("--deepstream-pipeline", serve.deepstream_pipeline,
-                        "The template DeepStream's POST /api/v1/stream/add runs (default: the first pipeline file's)");
+                        "The template DeepStream's POST /api/v1/stream/add runs (default: the first pipeline file's)")
+      ->type_name("NAME");
   serve_cmd->add_option("--stream-list", serve.stream_list,
                         "A YAML file of the streams to run (streams: [{name, uri, pipeline, set, decode}]), re-read "
                         "every 2 s: only the streams that changed start or stop");
@@ -155,7 +165,7 @@ int main(int argc, char** argv) {
 
   std::string stage_name;
   auto* stages_cmd = app.add_subcommand("stages", "List the stage types, or one stage's parameters");
-  stages_cmd->add_option("NAME", stage_name, "A stage type");
+  stages_cmd->add_option("NAME", stage_name, "A stage type")->type_name("STAGE");
 
   std::string probe_uri;
   auto* probe_cmd = app.add_subcommand("probe", "Show the streams of a file or URI and the decoder framepipe would use");
@@ -164,8 +174,9 @@ int main(int argc, char** argv) {
 #ifdef FRAMEPIPE_WITH_CUDA
   fp::cli::BenchArguments bench;
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel with CUDA events (table and JSON)");
-  bench_cmd->add_option("--stage", bench.stages, "Only this stage's kernels (repeatable)");
-  bench_cmd->add_option("--size", bench.sizes, "Frame size WxH (repeatable; default 1280x720 1920x1080 3840x2160)");
+  bench_cmd->add_option("--stage", bench.stages, "Only this stage's kernels (repeatable)")->type_name("STAGE");
+  bench_cmd->add_option("--size", bench.sizes, "Frame size WxH (repeatable; default 1280x720 1920x1080 3840x2160)")
+      ->type_name("WxH");
   bench_cmd->add_option("--runs", bench.runs, "Timed runs per kernel (median and min are reported)")
       ->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
@@ -186,6 +197,13 @@ int main(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");
   bench_cmd->allow_extras();
 #endif
+
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand(
+      "completion", "Print the shell completion script (bash: source <(framepipe completion bash)); packages install it");
+  completion_cmd->add_option("SHELL", completion_shell, "The shell")->required()->check(CLI::IsMember({"bash"}));
+  // The build's: the man page, written from these same tables (cli_docs/man_page.hpp).
+  auto* man_page_cmd = app.add_subcommand("man-page", "Print the man page's generated part (roff)")->group("");
 
   // -v also after the subcommand (`framepipe run FILE -v`), and in each subcommand's --help.
   for (auto* subcommand : app.get_subcommands([](CLI::App*) { return true; }))
@@ -220,6 +238,16 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return fp::cli::validate_command(validate_file, validate_overrides, validate_quiet);
     if (*stages_cmd) return fp::cli::stages_command(stage_name);
     if (*probe_cmd) return fp::cli::probe_command(probe_uri);
+    if (*completion_cmd) {
+      std::vector<std::string> stages;
+      for (const auto& spec : fp::stage_registry()) stages.push_back(spec.type);
+      fmt::print("{}", fp::cli::bash_completion(app, stages));
+      return fp::cli::kOk;
+    }
+    if (*man_page_cmd) {
+      fmt::print("{}", fp::cli::man_page(app, FRAMEPIPE_VERSION));
+      return fp::cli::kOk;
+    }
 #ifdef FRAMEPIPE_WITH_CUDA
     if (*bench_cmd) return fp::cli::bench_command(bench);
 #else
