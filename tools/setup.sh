@@ -33,6 +33,9 @@ test_packages=(
 # PATH (a newer one, from elsewhere, is kept). Debian bookworm's is 1.20, whose kustomize
 # (v2.0.3) lacks the `replacements` deploy/k8s needs (kubectl >= 1.22): the test says so.
 command -v kubectl >/dev/null 2>&1 || test_packages+=(kubernetes-client)
+# npm, for the node tests' packages below: Debian's nodejs leaves it out (on a fresh Debian 12
+# the npm ci below found no npm). Debian's only where none is on PATH.
+command -v npm >/dev/null 2>&1 || test_packages+=(npm)
 build_only=false
 packages=("${build_packages[@]}")
 # Optional groups, for the scripts that need more than the build and its tests.
