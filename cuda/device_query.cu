@@ -59,7 +59,11 @@ std::string runtime_summary() {
   int driver = 0;
   cudaRuntimeGetVersion(&runtime);
   if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
-    return "runtime " + version_text(runtime) + ", no driver";
+    // The driver's library is not the toolkit's: a package Recommends it, and a machine may
+    // lack it. Say which file and which package.
+    return "runtime " + version_text(runtime) +
+           ", no NVIDIA driver: libcuda.so.1 could not be loaded; install the driver, e.g. Debian's libcuda1 or "
+           "NVIDIA's packages";
   return "runtime " + version_text(runtime) + ", driver " + version_text(driver);
 }
 

@@ -31,14 +31,17 @@ std::vector<Device> resolve_devices(const std::string& requested) {
   // auto: the first GPU when there is one, else the CPU.
   if (requested == "auto") return {count > 0 ? Device{DeviceKind::Cuda, 0} : Device{DeviceKind::Cpu, 0}};
   if (requested == "cuda:all") {
-    if (count == 0) throw UsageError(fmt::format("device cuda:all: no CUDA device ({})", gpu_runtime_summary()));
+    if (count == 0)
+      throw UsageError(fmt::format("device cuda:all: no CUDA device ({}); --device cpu runs every stage on the CPU",
+                                   gpu_runtime_summary()));
     for (int i = 0; i < count; ++i) ordinals.push_back(i);
   }
   std::vector<Device> devices;
   for (const int ordinal : ordinals) {
     if (ordinal >= count)
-      throw UsageError(fmt::format("device cuda:{}: no such CUDA device ({} found; {})", ordinal, count,
-                                   gpu_runtime_summary()));
+      throw UsageError(fmt::format("device cuda:{}: no such CUDA device ({} found; {}){}", ordinal, count,
+                                   gpu_runtime_summary(),
+                                   count == 0 ? "; --device cpu runs every stage on the CPU" : ""));
     devices.push_back(Device{DeviceKind::Cuda, ordinal});
   }
   return devices;

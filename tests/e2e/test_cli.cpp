@@ -315,6 +315,14 @@ TEST(Cli, UnknownDeviceIsAUsageError) {
   auto result = run_framepipe({"run", "p.yaml", "--device", "cuda:7"}, dir.path());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("cuda:7"), std::string::npos) << result.output;
+  // A CUDA build where the NVIDIA driver is missing (CI's, a package installed without its
+  // Recommends) says which library and which package, and that the CPU runs every stage.
+  const auto version = run_framepipe({"--version"}, dir.path());
+  if (version.output.find("no NVIDIA driver") != std::string::npos) {
+    EXPECT_NE(result.output.find("libcuda.so.1 could not be loaded"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("libcuda1"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("--device cpu runs every stage"), std::string::npos) << result.output;
+  }
 }
 
 TEST(Cli, ProbeDescribesAFile) {
