@@ -210,6 +210,8 @@ trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The cache folder may not exist yet: this test starts first (its COST), before the image test.
+mkdir -p "$cache_dir"
 rm -rf "$cache_dir"/package-run.*
 work=$(mktemp -d "$cache_dir/package-run.XXXXXX")
 echo "== tools/make-deb.sh"
