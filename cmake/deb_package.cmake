@@ -27,10 +27,8 @@ Prometheus metrics and a status page. This package installs it as a
 systemd service, not enabled: see the section Install of
 /usr/share/doc/framepipe/README.md.")
 set(_framepipe_debian "${CMAKE_CURRENT_BINARY_DIR}/debian")
-# The maintainer scripts name systemd's directories as the package holds them (prefix /usr:
-# absolute).
-set(FRAMEPIPE_SYSUSERS_FULL_DIR "${FRAMEPIPE_SYSUSERS_DIR}")
-set(FRAMEPIPE_TMPFILES_FULL_DIR "${FRAMEPIPE_TMPFILES_DIR}")
+# The maintainer scripts name systemd's directories as install_rules.cmake set them (prefix
+# /usr: absolute paths).
 foreach(script postinst prerm postrm)
   configure_file("${PROJECT_SOURCE_DIR}/deploy/debian/${script}.in" "${_framepipe_debian}/${script}" @ONLY
                  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)

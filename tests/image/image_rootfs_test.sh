@@ -38,18 +38,8 @@ if [ "${1:-}" = --inside ]; then
   root=$2 volume=$3 secrets=$4 token_path=$5 pipeline_version=$6 scratch=$7
   shift 7
   cmd=("$@")
-  serve=
-  # serve's process group (see below), killed on any way out: a failed check, a signal.
-  stop_serve() {
-    [ -n "$serve" ] || return 0
-    kill -KILL -- "-$serve" 2>/dev/null || kill -KILL "$serve" 2>/dev/null || true
-    wait "$serve" 2>/dev/null || true
-    serve=
-  }
-  trap stop_serve EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-  trap 'exit 129' HUP
+  # shellcheck source=serve_checks.sh
+  . "$(dirname "$0")/serve_checks.sh"
   ro_bind() { mount --bind "$1" "$2" && mount -o remount,bind,ro "$2"; }
   ro_bind "$root" "$root"
   mount -t proc proc "$root/proc"
@@ -120,14 +110,7 @@ if [ "${1:-}" = --inside ]; then
   image_argv framepipe "${cmd[@]}"
   timeout 90 "${argv[@]}" >"$log" 2>&1 &
   serve=$!
-  port=
-  for _ in $(seq 150); do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log")
-    [ -n "$port" ] && grep -q 'framepipe serve: ready:' "$log" && break
-    kill -0 "$serve" 2>/dev/null || { cat "$log" >&2; fail "serve ended before it listened"; }
-    sleep 0.1
-  done
-  [ -n "$port" ] || { cat "$log" >&2; fail "serve did not say where it listens within 15 s"; }
+  wait_for_serve "$log"
   # The image's own curl (the Kubernetes preStop hook uses it), with the mounted token. The
   # token goes in a header file on the tmpfs: it never appears on a command line.
   token=$(cat "$secrets/$(basename "$token_path")")
@@ -135,22 +118,7 @@ if [ "${1:-}" = --inside ]; then
   printf 'Authorization: Bearer %s\n' "$token" >"$header"
   chmod 0644 "$header"
   api() { in_image 20 curl -sS -H "@/tmp/$(basename "$header")" "$@"; }
-  code=$(api -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/livez") || true
-  [ "$code" = 200 ] || { cat "$log" >&2; fail "GET /livez through the image's curl: HTTP $code"; }
-  code=$(api -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
-    -d '{"uri": "testsrc://320x240@30?frames=30"}' "http://127.0.0.1:$port/v1/streams/cam-1") || true
-  [ "$code" = 201 ] || { cat "$log" >&2; fail "PUT /v1/streams/cam-1: HTTP $code"; }
-  # The drain is to finalize a stream that has written frames: wait (up to 30 s) until the
-  # API says it has, rather than for a fixed time that a slow machine may not meet.
-  stream=
-  deadline=$((SECONDS + 30))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    stream=$(api "http://127.0.0.1:$port/v1/streams/cam-1") || true
-    grep -q '"frames": *[1-9]' <<<"$stream" && break
-    sleep 0.2
-  done
-  grep -q '"frames": *[1-9]' <<<"$stream" ||
-    { cat "$log" >&2; fail "the stream wrote no frame within 30 s: GET /v1/streams/cam-1: $stream"; }
+  livez_and_one_stream "$log" 'testsrc://320x240@30?frames=30'
   code=$(api -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/v1/drain") || true
   [[ "$code" = 20? ]] || { cat "$log" >&2; fail "POST /v1/drain: HTTP $code"; }
   rc=0

@@ -28,16 +28,9 @@ fail() { echo "package test: FAILED: $*" >&2; exit 1; }
 # ---- inside a private mount namespace (the outer part below starts it) ----
 if [ "${1:-}" = --inside ]; then
   root=$2 deb=$3 archives=$4 scratch=$5
-  serve=
-  stop_serve() {
-    [ -n "$serve" ] || return 0
-    kill -KILL -- "-$serve" 2>/dev/null || kill -KILL "$serve" 2>/dev/null || true
-    wait "$serve" 2>/dev/null || true
-    serve=
-  }
-  trap stop_serve EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  # shellcheck source=../image/serve_checks.sh
+  . "$(dirname "$0")/../image/serve_checks.sh"
+  api() { curl -sS "$@"; }  # serve listens on this machine's loopback: its curl
   mount -t proc proc "$root/proc"
   mount --bind /dev "$root/dev"
   mount -t tmpfs -o mode=1777,size=256m tmpfs "$root/tmp"
@@ -116,27 +109,8 @@ if [ "${1:-}" = --inside ]; then
   timeout 60 chroot --userspec=framepipe:framepipe "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
     /bin/sh -c 'cd /var/lib/framepipe && exec "$@"' sh "${argv[@]}" >"$log" 2>&1 &
   serve=$!
-  port=
-  for _ in $(seq 150); do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log")
-    [ -n "$port" ] && grep -q 'framepipe serve: ready:' "$log" && break
-    kill -0 "$serve" 2>/dev/null || { cat "$log" >&2; fail "serve ended before it listened"; }
-    sleep 0.1
-  done
-  [ -n "$port" ] || { cat "$log" >&2; fail "serve did not say where it listens within 15 s"; }
-  code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/livez") || true
-  [ "$code" = 200 ] || { cat "$log" >&2; fail "GET /livez: HTTP $code"; }
-  code=$(curl -sS -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
-    -d '{"uri": "testsrc://320x240@30?frames=0"}' "http://127.0.0.1:$port/v1/streams/cam-1") || true
-  [ "$code" = 201 ] || { cat "$log" >&2; fail "PUT /v1/streams/cam-1: HTTP $code"; }
-  stream=
-  deadline=$((SECONDS + 30))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    stream=$(curl -sS "http://127.0.0.1:$port/v1/streams/cam-1") || true
-    grep -q '"frames": *[1-9]' <<<"$stream" && break
-    sleep 0.2
-  done
-  grep -q '"frames": *[1-9]' <<<"$stream" || { cat "$log" >&2; fail "the stream wrote no frame in 30 s: $stream"; }
+  wait_for_serve "$log"
+  livez_and_one_stream "$log" 'testsrc://320x240@30?frames=0'
   # To serve itself, once: timeout would pass a signal on twice (to serve, then to its whole
   # group), and a second signal ends serve at once.
   pid=$(pgrep -P "$serve" -x framepipe) || fail "no framepipe process under timeout ($serve)"
