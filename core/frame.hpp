@@ -2,7 +2,8 @@
 // a pointer and a pitch that live on the host or on a device, plus timing. Planes are
 // reference-counted, so a stage that leaves chroma alone passes it through without a copy.
 // NVDEC's frames come as NV12 (U and V interleaved in one plane); the GPU executor reads
-// their luma in place and splits the chroma into I420 before any stage sees the frame.
+// their luma in place and splits the chroma into I420 only for a stage that reads chroma:
+// otherwise it reaches the sinks as NV12 (pipeline/engine/host_copies).
 #pragma once
 
 #include <array>

@@ -83,7 +83,8 @@ FramePool::FramePool(int width, int height, PlaneMemory memory)
       location_(memory.location),
       device_(memory.device),
       luma_(PlanePool::create(width, height, memory)),
-      chroma_(PlanePool::create(chroma_width(width), chroma_height(height), memory)) {}
+      chroma_(PlanePool::create(chroma_width(width), chroma_height(height), memory)),
+      interleaved_chroma_(PlanePool::create(2 * chroma_width(width), chroma_height(height), memory)) {}
 
 Frame FramePool::acquire() {
   Frame frame;
@@ -99,5 +100,11 @@ Frame FramePool::acquire() {
 
 Plane FramePool::acquire_luma() { return luma_->acquire(); }
 Plane FramePool::acquire_chroma() { return chroma_->acquire(); }
+
+Plane FramePool::acquire_interleaved_chroma() {
+  Plane plane = interleaved_chroma_->acquire();
+  plane.width = chroma_width(width_);  // pairs, as Frame counts an NV12 chroma plane
+  return plane;
+}
 
 }  // namespace fp

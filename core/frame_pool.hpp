@@ -61,6 +61,9 @@ class FramePool {
   Frame acquire();                 // all three planes fresh (contents undefined)
   Plane acquire_luma();            // just a luma plane, for stages that keep the chroma
   Plane acquire_chroma();          // one chroma plane (to split an NV12 frame's chroma into)
+  // An NV12 chroma plane: chroma_width pairs of bytes a row (the download of an NVDEC
+  // frame's chroma as it is, when no stage reads it).
+  Plane acquire_interleaved_chroma();
   int width() const { return width_; }
   int height() const { return height_; }
   MemoryLocation location() const { return location_; }
@@ -72,6 +75,7 @@ class FramePool {
   int device_;
   std::shared_ptr<PlanePool> luma_;
   std::shared_ptr<PlanePool> chroma_;
+  std::shared_ptr<PlanePool> interleaved_chroma_;  // 2 * chroma_width bytes wide
 };
 
 }  // namespace fp

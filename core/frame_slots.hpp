@@ -29,12 +29,15 @@ class FrameSlots {
 
   // A source's frame as the stages take it: itself on the CPU; on CUDA a pooled device frame
   // that the upload fills on the slot's stream. Without `with_chroma` (no stage reads the
-  // chroma) only the luma goes up: a host frame's chroma planes stay empty on the device.
+  // chroma) only the luma goes up: a host frame's chroma planes stay empty on the device,
+  // and a device frame in NV12 (NVDEC's) keeps its interleaved chroma; with it, that is
+  // split into I420 planes.
   virtual Frame to_device(const Frame& frame, int slot, bool with_chroma) = 0;
   // A host frame: itself when it is on the host; otherwise a pooled page-locked frame that
   // the download fills on the slot's stream, readable after wait(slot).
   virtual Frame to_host(const Frame& frame, int slot) = 0;
-  // One plane (0: Y, 1: U, 2: V) of an I420 frame, as to_host does for the whole frame.
+  // One plane (0: Y, 1: U, 2: V) of a frame, as to_host does for the whole frame; plane 1
+  // of an NV12 frame is its interleaved chroma, which comes down as it is.
   virtual Plane plane_to_host(const Frame& frame, int plane, int slot) = 0;
   // Bytes copied so far host -> device and device -> host (the pixels of every plane
   // copied; 0 on the CPU). Read on the graph's thread.

@@ -61,7 +61,7 @@ class CudaFrameSlots final : public FrameSlots {
   FrameContext& context(int slot) override { return slots_[slot]->context; }
 
   Frame to_device(const Frame& frame, int slot, bool with_chroma) override {
-    if (frame.location == MemoryLocation::Device) return device_frame(frame, slot);
+    if (frame.location == MemoryLocation::Device) return device_frame(frame, slot, with_chroma);
     auto& frames = pool(device_pools_, frame, device_memory_);
     Frame out;
     if (with_chroma) {
@@ -74,24 +74,31 @@ class CudaFrameSlots final : public FrameSlots {
       out.planes[0] = frames.acquire_luma();
     }
     out.copy_timing_from(frame);
-    for (int p = 0; p < (with_chroma ? 3 : 1); ++p) copy_plane(frame.planes[p], out.planes[p], cudaMemcpyHostToDevice, slot);
+    for (int p = 0; p < (with_chroma ? 3 : 1); ++p)
+      copy_plane(frame.planes[p], out.planes[p], 1, cudaMemcpyHostToDevice, slot);
     return out;
   }
 
   Frame to_host(const Frame& frame, int slot) override {
     if (frame.location == MemoryLocation::Host) return frame;
-    Frame out = pool(pinned_pools_, frame, pinned_memory_).acquire();
+    Frame out;
+    out.width = frame.width;
+    out.height = frame.height;
+    out.layout = frame.layout;
     out.copy_timing_from(frame);
-    for (int p = 0; p < 3; ++p) copy_plane(frame.planes[p], out.planes[p], cudaMemcpyDeviceToHost, slot);
+    for (int p = 0; p < 3; ++p)
+      if (frame.planes[p].data != nullptr) out.planes[p] = plane_to_host(frame, p, slot);
     return out;
   }
 
+  // NV12's chroma comes down as it is, one plane of pairs.
   Plane plane_to_host(const Frame& frame, int plane, int slot) override {
     const Plane& from = frame.planes[plane];
     if (frame.location == MemoryLocation::Host) return from;
     auto& frames = pool(pinned_pools_, frame, pinned_memory_);
-    Plane out = plane == 0 ? frames.acquire_luma() : frames.acquire_chroma();
-    copy_plane(from, out, cudaMemcpyDeviceToHost, slot);
+    const bool pairs = plane == 1 && frame.layout == PlaneLayout::NV12;
+    Plane out = plane == 0 ? frames.acquire_luma() : pairs ? frames.acquire_interleaved_chroma() : frames.acquire_chroma();
+    copy_plane(from, out, pairs ? 2 : 1, cudaMemcpyDeviceToHost, slot);
     return out;
   }
 
@@ -144,12 +151,15 @@ class CudaFrameSlots final : public FrameSlots {
   }
 
   // A frame already on the device (NVDEC's): the slot's stream waits until its producer has
-  // written it; NV12 gets its chroma split into pooled I420 planes while the luma is read
-  // in place. The caller keeps `frame` (and so the decoder's buffer) until the slot retires.
-  Frame device_frame(const Frame& frame, int slot) {
+  // written it, and the luma is read in place. NV12's chroma stays as it is unless a stage
+  // reads chroma (`with_chroma`): then it is split into pooled I420 planes. Unsplit, a sink
+  // downloads it in one copy and an encoder takes it as NV12 (x264 and NVENC do): no
+  // kernel and no chroma buffers for frames whose chroma no stage looks at. The caller
+  // keeps `frame` (and so the decoder's buffer) until the slot retires.
+  Frame device_frame(const Frame& frame, int slot, bool with_chroma) {
     cudaStream_t stream = slots_[slot]->stream.get();
     if (frame.ready) FP_CUDA_CHECK(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.ready.get()), 0));
-    if (frame.layout == PlaneLayout::I420) return frame;
+    if (frame.layout == PlaneLayout::I420 || !with_chroma) return frame;
     auto& frames = pool(device_pools_, frame, device_memory_);
     Frame out;
     out.width = frame.width;
@@ -165,10 +175,12 @@ class CudaFrameSlots final : public FrameSlots {
     return out;
   }
 
-  void copy_plane(const Plane& src, Plane& dst, cudaMemcpyKind kind, int slot) {
-    FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, static_cast<std::size_t>(src.width),
-                                    src.height, kind, slots_[slot]->stream.get()));
-    const auto bytes = static_cast<std::int64_t>(src.width) * src.height;
+  // `bytes_per_sample` bytes for each of src.width samples a row (2 for NV12's chroma pairs).
+  void copy_plane(const Plane& src, Plane& dst, int bytes_per_sample, cudaMemcpyKind kind, int slot) {
+    const auto row_bytes = static_cast<std::size_t>(src.width) * static_cast<std::size_t>(bytes_per_sample);
+    FP_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, row_bytes, src.height, kind,
+                                    slots_[slot]->stream.get()));
+    const auto bytes = static_cast<std::int64_t>(row_bytes) * src.height;
     (kind == cudaMemcpyHostToDevice ? bytes_uploaded_ : bytes_downloaded_) += bytes;
   }
 

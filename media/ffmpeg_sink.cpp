@@ -41,7 +41,7 @@ EncodedVideo encoded_video(const std::string& name, const OutputTarget& target, 
   const Rational time_base =
       !raw && ff::positive(info.time_base) ? info.time_base : Rational{frame_rate.den, frame_rate.num};
   return {.width = info.width, .height = info.height, .frame_rate = frame_rate, .time_base = time_base,
-          .kind = target.kind, .raw = raw};
+          .kind = target.kind, .raw = raw, .chroma_layout = info.chroma_layout};
 }
 
 class FfmpegSink final : public FrameSink {

@@ -26,12 +26,13 @@ bool aligned(const Plane& plane, std::size_t alignment) {
 
 bool lend_planes(const Frame& frame, int pix_fmt, AVFrame* out) {
   av_frame_unref(out);
-  if (pix_fmt != AV_PIX_FMT_YUV420P || frame.location != MemoryLocation::Host || frame.layout != PlaneLayout::I420)
-    return false;
+  const bool nv12 = frame.layout == PlaneLayout::NV12;
+  if (pix_fmt != (nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P) || frame.location != MemoryLocation::Host) return false;
+  const int planes = nv12 ? 2 : 3;  // NV12: luma, then U and V in pairs
   const std::size_t alignment = av_cpu_max_align();
-  for (const Plane& plane : frame.planes)
-    if (plane.data == nullptr || !aligned(plane, alignment)) return false;
-  for (int p = 0; p < 3; ++p) {
+  for (int p = 0; p < planes; ++p)
+    if (frame.planes[p].data == nullptr || !aligned(frame.planes[p], alignment)) return false;
+  for (int p = 0; p < planes; ++p) {
     const Plane& plane = frame.planes[p];
     out->buf[p] = lend_plane(plane, AV_BUFFER_FLAG_READONLY);
     if (out->buf[p] == nullptr) {

@@ -17,10 +17,11 @@ namespace fp {
 // Points `out` (unreferenced first) at `frame`'s planes for an encoder taking `pix_fmt`
 // (an AVPixelFormat); true when done. False, leaving `out` empty, when the encoder cannot
 // take the planes as they are; the caller copies then:
-// - another format than yuv420p (odd sizes are encoded as 4:4:4: the chroma is upsampled);
+// - a format other than the frame's layout: yuv420p for I420, nv12 for NV12 (odd sizes are
+//   encoded as 4:4:4: the chroma is upsampled);
 // - a plane whose start or pitch is not a multiple of av_cpu_max_align(): FFmpeg's encoders
 //   may use SIMD loads that assume the alignment av_frame_get_buffer() gives;
-// - a frame not in host memory or not I420, or a pitch that does not fit an int.
+// - a frame not in host memory, or a pitch that does not fit an int.
 bool lend_planes(const Frame& frame, int pix_fmt, AVFrame* out);
 
 // Called right before the caller's own reference to a lent picture is dropped

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/interleaved_chroma.hpp"
 #include "media/ffmpeg_common.hpp"
 #include "media/lent_planes.hpp"
 #include "media/media_error.hpp"
@@ -121,7 +122,7 @@ std::string VideoEncoder::open_nvenc(const std::string& name, const SinkOptions&
   if ((video_.width % 2) != 0 || (video_.height % 2) != 0)
     return name + ": even sizes only (this output is " + std::to_string(video_.width) + "x" +
            std::to_string(video_.height) + ")";
-  start_encoder(codec, AV_PIX_FMT_YUV420P);
+  start_encoder(codec, four_two_zero());
   ff::DictionaryPtr opts;
   ff::set_option(path_, opts, "preset", nvenc_preset(options.preset));
   ff::set_option(path_, opts, "rc", "vbr");
@@ -145,12 +146,18 @@ std::string VideoEncoder::open_nvenc(const std::string& name, const SinkOptions&
   return "";
 }
 
+// 4:2:0 in the layout the frames come in: x264 and NVENC take NV12 as well as I420 (x264
+// keeps its pictures in NV12, so an I420 frame costs it an interleaving copy).
+AVPixelFormat VideoEncoder::four_two_zero() const {
+  return video_.chroma_layout == PlaneLayout::NV12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
+}
+
 void VideoEncoder::open_x264(const SinkOptions& options) {
   if (options.crf < 0 || options.crf > 51) ff::fail(path_, "crf must be 0..51 (got " + std::to_string(options.crf) + ")");
   const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
   if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no libx264");
   const bool odd = (video_.width % 2) != 0 || (video_.height % 2) != 0;
-  start_encoder(codec, odd ? AV_PIX_FMT_YUV444P : AV_PIX_FMT_YUV420P);
+  start_encoder(codec, odd ? AV_PIX_FMT_YUV444P : four_two_zero());
   encoder_->thread_count = 0;  // x264 picks its thread count from the cores
 
   ff::DictionaryPtr opts;
@@ -238,19 +245,44 @@ void VideoEncoder::fill_frame(const Frame& frame) {
   const int height = video_.height;
   av_image_copy_plane(frame_->data[0], frame_->linesize[0], frame.planes[0].data, static_cast<int>(frame.planes[0].pitch),
                       width, height);
-  if (encoder_->pix_fmt == AV_PIX_FMT_YUV420P) {
-    for (int p = 1; p < 3; ++p)
-      av_image_copy_plane(frame_->data[p], frame_->linesize[p], frame.planes[p].data,
-                          static_cast<int>(frame.planes[p].pitch), chroma_width(width), chroma_height(height));
-    return;
+  const int cw = chroma_width(width);
+  const int ch = chroma_height(height);
+  const bool nv12_in = frame.layout == PlaneLayout::NV12;
+  const auto picture_plane = [&](int p, int w, int h) {
+    return ImageU8{frame_->data[p], w, h, frame_->linesize[p]};
+  };
+  switch (encoder_->pix_fmt) {
+    case AV_PIX_FMT_NV12: {
+      const Plane uv{nullptr, frame_->data[1], cw, ch, frame_->linesize[1]};
+      if (nv12_in)
+        av_image_copy_plane(uv.data, static_cast<int>(uv.pitch), frame.planes[1].data,
+                            static_cast<int>(frame.planes[1].pitch), 2 * cw, ch);
+      else
+        interleave_chroma(frame.planes[1].cview(), frame.planes[2].cview(), uv);
+      return;
+    }
+    case AV_PIX_FMT_YUV420P:
+      if (nv12_in) {
+        deinterleave_chroma(frame.planes[1], picture_plane(1, cw, ch), picture_plane(2, cw, ch));
+        return;
+      }
+      for (int p = 1; p < 3; ++p)
+        av_image_copy_plane(frame_->data[p], frame_->linesize[p], frame.planes[p].data,
+                            static_cast<int>(frame.planes[p].pitch), cw, ch);
+      return;
+    default:
+      break;
   }
   // 4:4:4 for odd sizes: each chroma sample covers its 2x2 block of luma positions.
   for (int p = 1; p < 3; ++p) {
-    const ConstImageU8 src = frame.planes[p].cview();
+    // Sample x of a chroma row: byte x of its plane, or of the pairs, byte 2x (U) or 2x+1 (V).
+    const ConstImageU8 src = nv12_in ? frame.planes[1].cview() : frame.planes[p].cview();
+    const int step = nv12_in ? 2 : 1;
+    const int first = nv12_in ? p - 1 : 0;
     for (int y = 0; y < height; ++y) {
-      const std::uint8_t* in = src.row(y / 2);
+      const std::uint8_t* in = src.row(y / 2) + first;
       std::uint8_t* out = frame_->data[p] + static_cast<std::ptrdiff_t>(y) * frame_->linesize[p];
-      for (int x = 0; x < width; ++x) out[x] = in[x / 2];
+      for (int x = 0; x < width; ++x) out[x] = in[x / 2 * step];
     }
   }
 }

@@ -27,6 +27,9 @@ struct EncodedVideo {
   Rational time_base;   // of the pts given to send(), and of the packets received
   OutputKind kind = OutputKind::File;  // key frames suit a file, HLS segments or a network stream
   bool raw = false;                    // .y4m: no codec, the planes as given
+  // The layout frames will come in (VideoInfo::chroma_layout): x264 and NVENC open for NV12
+  // when they do, so as to take them by reference. y4m stores I420 either way.
+  PlaneLayout chroma_layout = PlaneLayout::I420;
 };
 
 class VideoEncoder {
@@ -66,6 +69,7 @@ class VideoEncoder {
   void open_x264(const SinkOptions& options);
   void open_raw_encoder();
   void start_encoder(const AVCodec* codec, AVPixelFormat pix_fmt);
+  AVPixelFormat four_two_zero() const;
   void set_low_latency();
   void set_key_frames(const SinkOptions& options, ff::DictionaryPtr& opts);
   int frames_in(double seconds) const;

@@ -120,7 +120,7 @@ if [[ $steps == *" sanitizers "* ]]; then
       awk -v bin="$1" '/^[^ ]/ { suite = $1 } /^  / { print bin, suite $1 }'
   }
   {
-    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:TileCuda.*:-*1080p*:*4K*:*3840*'
+    list_tests test_cuda 'CudaDevice.*:LumaStatsCuda.*:MeanSmoothCuda.*:NlmeansCuda.*:PyramidFusionGpu.*:CudaThinning.*:SplitChromaCuda.*:CudaFrameSlots.*:TileCuda.*:-*1080p*:*4K*:*3840*'
     list_tests test_gpu_executor '*'
     # Frames on demand (a service's snapshot): downloads added to a slot's work, read after it.
     list_tests test_gpu_run_monitor '*'

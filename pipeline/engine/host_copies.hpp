@@ -7,7 +7,10 @@
 // - neutral chroma (thinning's skeletons) comes from a host plane of 128s made once per
 //   size: the same bytes the stage's device planes hold;
 // - a plane a stage wrote is downloaded once a frame, whatever number of sinks and readers
-//   take it (they share the page-locked copy; nothing writes a host frame after it).
+//   take it (they share the page-locked copy; nothing writes a host frame after it);
+// - an NVDEC frame's chroma that no stage reads stays NV12 on the device (never split) and
+//   comes down as it is, one plane of U and V pairs: the host frame is NV12 then, and the
+//   encoders take it so (VideoInfo::chroma_layout).
 // The copies join the slot's work (SlotWork::host_planes) and are owned there until the
 // slot is retired, like every frame the slot's work reads or writes.
 #pragma once

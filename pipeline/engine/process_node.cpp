@@ -11,7 +11,12 @@ namespace fp {
 ProcessNode::ProcessNode(std::size_t index, const GraphNode& graph, std::unique_ptr<Stage> stage)
     : ProducerNode(index, graph), stage_(std::move(stage)) {}
 
-void ProcessNode::prepare(std::span<const VideoInfo> inputs) { info = process().prepare(inputs); }
+void ProcessNode::prepare(std::span<const VideoInfo> inputs) {
+  info = process().prepare(inputs);
+  // Chroma passed through keeps its layout; a stage's own chroma is I420.
+  const bool passes_chroma = graph().spec->planes.chroma == PlaneOrigin::FirstInput;
+  info.chroma_layout = passes_chroma && !inputs.empty() ? inputs.front().chroma_layout : PlaneLayout::I420;
+}
 
 void ProcessNode::enqueue(SlotEnqueue& slot) {
   const auto i = index();
@@ -19,8 +24,11 @@ void ProcessNode::enqueue(SlotEnqueue& slot) {
   for (int in : graph().inputs) inputs_.push_back(slot.work.frames[static_cast<std::size_t>(in)]);
   const auto t0 = RunClock::now();
   slot.slots.begin_stage(slot.slot, static_cast<int>(i));
-  slot.work.frames[i] = process().process(inputs_, slot.context());
+  Frame& out = slot.work.frames[i] = process().process(inputs_, slot.context());
   slot.slots.end_stage(slot.slot, static_cast<int>(i));
+  // A stage starts its output from its first input (layout included); chroma of its own is
+  // I420 whatever the input's was.
+  if (graph().spec->planes.chroma != PlaneOrigin::FirstInput) out.layout = PlaneLayout::I420;
   timing.enqueue_ms += ms_since(t0);
   ++timing.frames;
   check_plane_use(inputs_.front(), slot.work.frames[i]);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/interleaved_chroma.hpp"
+
 namespace fp {
 
 namespace {
@@ -42,14 +44,7 @@ Frame owned_copy(const Frame& frame) {
   if (frame.layout == PlaneLayout::NV12 && frame.planes[1].data != nullptr) {
     copy.planes[1] = owned_plane(cw, ch);
     copy.planes[2] = owned_plane(cw, ch);
-    const Plane& uv = frame.planes[1];
-    for (int y = 0; y < ch; ++y) {
-      const std::uint8_t* row = uv.data + y * uv.pitch;
-      for (int x = 0; x < cw; ++x) {
-        copy.planes[1].data[y * cw + x] = row[2 * x];
-        copy.planes[2].data[y * cw + x] = row[2 * x + 1];
-      }
-    }
+    deinterleave_chroma(frame.planes[1], copy.planes[1].view(), copy.planes[2].view());
   } else {
     // A frame without chroma planes stays without: the consumer (the JPEG encoder) gives
     // it neutral chroma.

@@ -20,6 +20,9 @@ class PretendDeviceSlots final : public FrameSlots {
   int count() const override { return 1; }
   FrameContext& context(int) override { return context_; }
   Frame to_device(const Frame& frame, int, bool with_chroma) override {
+    // An NVDEC frame is on the device already, its chroma NV12 (split only for a stage
+    // that reads chroma, which these tests do not have).
+    if (frame.location == MemoryLocation::Device) return frame;
     Frame out = frame;
     out.location = MemoryLocation::Device;
     out.planes[0] = copy(frame.planes[0], device_.acquire_luma(), uploaded_);
@@ -35,6 +38,7 @@ class PretendDeviceSlots final : public FrameSlots {
   }
   Plane plane_to_host(const Frame& frame, int plane, int) override {
     if (frame.location == MemoryLocation::Host) return frame.planes[plane];
+    if (plane == 1 && frame.layout == PlaneLayout::NV12) return copy(frame.planes[1], host_.acquire_interleaved_chroma(), downloaded_, 2);
     return copy(frame.planes[plane], plane == 0 ? host_.acquire_luma() : host_.acquire_chroma(), downloaded_);
   }
   void begin_stage(int, int) override {}
@@ -46,10 +50,10 @@ class PretendDeviceSlots final : public FrameSlots {
   std::int64_t bytes_downloaded() const override { return downloaded_; }
 
  private:
-  static Plane copy(const Plane& from, Plane to, std::int64_t& bytes) {
-    for (int y = 0; y < from.height; ++y)
-      std::memcpy(to.data + y * to.pitch, from.data + y * from.pitch, static_cast<std::size_t>(from.width));
-    bytes += static_cast<std::int64_t>(from.width) * from.height;
+  static Plane copy(const Plane& from, Plane to, std::int64_t& bytes, int bytes_per_sample = 1) {
+    const auto row = static_cast<std::size_t>(from.width) * static_cast<std::size_t>(bytes_per_sample);
+    for (int y = 0; y < from.height; ++y) std::memcpy(to.data + y * to.pitch, from.data + y * from.pitch, row);
+    bytes += static_cast<std::int64_t>(row) * from.height;
     return to;
   }
 
@@ -115,6 +119,37 @@ TEST_F(HostCopiesTest, UnchangedChromaNeverCrossesAndSinksOfANodeShareOneDownloa
   EXPECT_EQ(first.planes[0].data, second.planes[0].data);
   for (int p = 1; p < 3; ++p) EXPECT_EQ(first.planes[p].data, work_.sources[0].planes[p].data) << p;
   EXPECT_EQ(first.location, MemoryLocation::Host);
+}
+
+// An NVDEC frame (NV12 on the device) whose chroma no stage reads: the host frame is NV12,
+// its chroma one download of the pairs as they are, shared by every sink of the node.
+TEST_F(HostCopiesTest, AnNvdecFramesChromaComesDownAsItIsInOneCopy) {
+  plan("  - {id: denoise, type: nlmeans}\n"
+       "  - {id: a, type: encode, output: a.y4m}\n"
+       "  - {id: b, type: encode, input: denoise, output: b.y4m}\n");
+  Frame nvdec = device_.acquire();
+  nvdec.location = MemoryLocation::Device;
+  nvdec.layout = PlaneLayout::NV12;
+  nvdec.planes[1] = device_.acquire_interleaved_chroma();
+  nvdec.planes[2] = Plane{};
+  for (int y = 0; y < kHeight / 2; ++y)
+    for (int x = 0; x < kWidth; ++x) nvdec.planes[1].data[y * nvdec.planes[1].pitch + x] = static_cast<std::uint8_t>(x);
+  work_.sources[0] = nvdec;
+  work_.frames[0] = slots_.to_device(nvdec, 0, copies_->uploads_chroma(0));
+  stage_output(1, 0, false);
+  const std::int64_t before = slots_.bytes_downloaded();
+  for (const std::size_t node : {0, 1, 1}) {
+    const Frame host = host_frame(node);
+    EXPECT_EQ(host.layout, PlaneLayout::NV12) << node;
+    EXPECT_EQ(host.planes[2].data, nullptr) << node;
+    const Plane& uv = host.planes[1];
+    ASSERT_EQ(uv.width, kWidth / 2);
+    ASSERT_EQ(uv.height, kHeight / 2);
+    for (int y = 0; y < uv.height; ++y)
+      for (int x = 0; x < kWidth; ++x) ASSERT_EQ(uv.data[y * uv.pitch + x], x) << node;
+  }
+  // The source's luma, the stage's, and the chroma pairs once for all three host frames.
+  EXPECT_EQ(slots_.bytes_downloaded() - before, 2 * kLuma + 2 * kChroma);
 }
 
 TEST_F(HostCopiesTest, APassedThroughFrameIsTheDecodedOne) {
