@@ -52,8 +52,10 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_check.hpp"
 
@@ -81,6 +83,14 @@ static_assert(std::all_of(kTileWidths.begin(), kTileWidths.end(),
               "a warp must hold whole tile rows");
 static_assert(kThreads % 32 == 0);
 // Q, the rows a thread holds: the kernel is compiled for each (they index registers).
+// Neither fewer rows a thread (Q = 2) nor two blocks an SM (more warps for a scheduler to
+// issue from, each block thinning half as much) paid: timed on an H200 over every tiling of
+// the benchmark frames (`framepipe bench --thinning-tilings`, docs/bench), the best with
+// two blocks an SM took 230 us at 1920x1080 against 173 for the best with one, 976
+// against 962 at 3840x2160 and 128 against 107 at 1280x720; with Q = 2, 238, 1481 and
+// 109. The integer pipes, not latency, bound a sub-iteration, and smaller tiles recompute
+// more halo and meet at a slower grid barrier. The model's own picks were the fastest of
+// all tilings at 1920x1080 and 1280x720 and within 0.3% of it at 3840x2160.
 constexpr std::array<int, 3> kRowsPerThread = {4, 8, 16};
 // The cost model of choose_tiling, in SM cycles, fitted to timings on an H100: a thread's
 // instructions per sub-iteration, per word it holds and per run; a scheduler (four per SM)
@@ -149,44 +159,56 @@ double modelled_cycles_per_pass(const Tiling& t, int blocks) {
   return (busiest * 2 * t.passes_per_round * sub_iteration + kRoundCycles) / t.passes_per_round;
 }
 
-// The tiling, with K and Q, that the model finds fastest for `blocks` resident blocks.
-Tiling choose_tiling(int words_per_row, int height, int blocks) {
-  Tiling best{2, kTileWidths[0], kRowsPerThread[0], 32 / (kTileWidths[0] + 2), 1, 0, 0};
-  if (words_per_row <= 0 || height <= 0) return best;  // nothing to thin: no tiles
-  double best_cycles = std::numeric_limits<double>::max();
+// The tiling of K passes a round, tiles `tile_words` wide and Q rows a thread, with the fewest
+// tiles per block whose threads fit in a block, for `blocks` resident blocks; nullopt when
+// this K and Q cannot hold even one own row.
+std::optional<Tiling> tiling_for(int words_per_row, int height, int blocks, int k, int tile_words, int rows_per_thread) {
+  const int columns = tile_words + 2;
+  const long long per_warp = 32 / columns;  // runs that a warp holds
+  const long long across = (words_per_row + tile_words - 1) / tile_words;
+  for (long long per_block = 1;; ++per_block) {
+    const long long bands = per_block * blocks / across;  // rows of tiles, at most
+    if (bands < 1) continue;
+    const long long rows = (height + bands - 1) / bands;
+    const long long runs = (rows + 4LL * k + rows_per_thread - 1) / rows_per_thread;
+    const long long segments = (runs + per_warp - 1) / per_warp * per_warp;
+    if (segments * columns > kThreads) {
+      if (rows == 1) return std::nullopt;
+      continue;
+    }
+    const long long tile_rows = segments * rows_per_thread - 4LL * k;
+    return Tiling{k,
+                  tile_words,
+                  rows_per_thread,
+                  static_cast<int>(segments),
+                  static_cast<int>(tile_rows),
+                  static_cast<int>(across),
+                  static_cast<int>(across * ((height + tile_rows - 1) / tile_rows))};
+  }
+}
+
+// Calls `visit` with every tiling there is for an image with `blocks` resident blocks: each
+// K, tile width and Q (none for an empty image). No allocation: choose_tiling runs each frame.
+template <class Visit>
+void for_each_tiling(int words_per_row, int height, int blocks, Visit visit) {
+  if (words_per_row <= 0 || height <= 0) return;
   for (int k = 2; k <= kMaxPassesPerRound; k += 2)
     for (const int tile_words : kTileWidths)
-      for (const int rows_per_thread : kRowsPerThread) {
-        const int columns = tile_words + 2;
-        const long long per_warp = 32 / columns;  // runs that a warp holds
-        const long long across = (words_per_row + tile_words - 1) / tile_words;
-        // The fewest tiles per block whose threads fit in a block.
-        for (long long per_block = 1;; ++per_block) {
-          const long long bands = per_block * blocks / across;  // rows of tiles, at most
-          if (bands < 1) continue;
-          const long long rows = (height + bands - 1) / bands;
-          const long long runs = (rows + 4LL * k + rows_per_thread - 1) / rows_per_thread;
-          const long long segments = (runs + per_warp - 1) / per_warp * per_warp;
-          if (segments * columns > kThreads) {
-            if (rows == 1) break;  // this K and Q cannot hold even one own row
-            continue;
-          }
-          const long long tile_rows = segments * rows_per_thread - 4LL * k;
-          const Tiling t{k,
-                         tile_words,
-                         rows_per_thread,
-                         static_cast<int>(segments),
-                         static_cast<int>(tile_rows),
-                         static_cast<int>(across),
-                         static_cast<int>(across * ((height + tile_rows - 1) / tile_rows))};
-          const double cycles = modelled_cycles_per_pass(t, blocks);
-          if (cycles < best_cycles) {
-            best_cycles = cycles;
-            best = t;
-          }
-          break;
-        }
-      }
+      for (const int rows_per_thread : kRowsPerThread)
+        if (const auto t = tiling_for(words_per_row, height, blocks, k, tile_words, rows_per_thread)) visit(*t);
+}
+
+// The tiling that the model finds fastest (the first for an empty image: nothing to thin).
+Tiling choose_tiling(int words_per_row, int height, int blocks) {
+  Tiling best{2, kTileWidths[0], kRowsPerThread[0], 32 / (kTileWidths[0] + 2), 1, 0, 0};
+  double best_cycles = std::numeric_limits<double>::max();
+  for_each_tiling(words_per_row, height, blocks, [&](const Tiling& t) {
+    const double cycles = modelled_cycles_per_pass(t, blocks);
+    if (cycles < best_cycles) {
+      best_cycles = cycles;
+      best = t;
+    }
+  });
   return best;
 }
 
@@ -508,6 +530,11 @@ using Kernel = void (*)(Params);
 constexpr std::array<Kernel, 3> kKernels = {thinning_kernel<4>, thinning_kernel<8>, thinning_kernel<16>};
 static_assert(kRowsPerThread == std::array<int, 3>{4, 8, 16});
 
+Kernel kernel_for(const Tiling& t) {
+  const auto q = std::find(kRowsPerThread.begin(), kRowsPerThread.end(), t.rows_per_thread) - kRowsPerThread.begin();
+  return kKernels[static_cast<std::size_t>(q)];
+}
+
 // Multiprocessors of the current device, after checking that it can launch cooperative
 // kernels. Cached per device: the pipeline calls this every frame.
 int multiprocessors() {
@@ -535,8 +562,20 @@ int multiprocessors() {
   return count;
 }
 
+ThinningTiling public_tiling(const Tiling& t) { return {t.passes_per_round, t.tile_words, t.rows_per_thread}; }
+
+// The tiling `wanted` names, which must be one of all_tilings' for this image and device.
+Tiling forced_tiling(int words_per_row, int height, int blocks, const ThinningTiling& wanted) {
+  std::optional<Tiling> found;
+  for_each_tiling(words_per_row, height, blocks, [&](const Tiling& t) {
+    if (public_tiling(t) == wanted) found = t;
+  });
+  if (!found) throw std::invalid_argument("thinning: no such tiling for this image and device");
+  return *found;
+}
+
 void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int threshold, void* workspace,
-            cudaStream_t stream, int* passes) {
+            cudaStream_t stream, int* passes, const ThinningTiling* forced = nullptr) {
   if (src.width != dst.width || src.height != dst.height)
     throw std::invalid_argument("thinning: source and destination sizes differ");
   if (workspace == nullptr) throw std::invalid_argument("thinning: no workspace");
@@ -552,9 +591,9 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
 
   // One block per multiprocessor (no more than there are tiles).
   const int sms = multiprocessors();
-  const Tiling tiling = choose_tiling(g.words_per_row, height, sms);
+  const Tiling tiling = forced != nullptr ? forced_tiling(g.words_per_row, height, sms, *forced)
+                                          : choose_tiling(g.words_per_row, height, sms);
   const int blocks = std::max(1, std::min(sms, tiling.tiles));
-  const auto q = std::find(kRowsPerThread.begin(), kRowsPerThread.end(), tiling.rows_per_thread);
 
   Params params{};
   params.src = src.data;
@@ -582,8 +621,7 @@ void launch(ConstImageU8 src, ImageU8 dst, const int* threshold_ptr, int thresho
   config.stream = stream;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  const cudaError_t status =
-      cudaLaunchKernelEx(&config, kKernels[static_cast<std::size_t>(q - kRowsPerThread.begin())], params);
+  const cudaError_t status = cudaLaunchKernelEx(&config, kernel_for(tiling), params);
   check_launch("thinning_kernel");  // also clears the error state
   check(status, "thinning_kernel");
 }
@@ -596,6 +634,24 @@ std::size_t thinning_workspace_bytes(int width, int height) {
 
 void thinning(ConstImageU8 src, ImageU8 dst, int threshold, void* workspace, cudaStream_t stream, int* passes) {
   launch(src, dst, nullptr, threshold, workspace, stream, passes);
+}
+
+std::vector<ThinningTiling> thinning_tilings(int width, int height) {
+  const int sms = multiprocessors();
+  const Geometry g = geometry_for(width, height);
+  std::vector<ThinningTiling> tilings;
+  const ThinningTiling chosen = public_tiling(choose_tiling(g.words_per_row, height, sms));
+  tilings.push_back(chosen);
+  for_each_tiling(g.words_per_row, height, sms, [&](const Tiling& t) {
+    if (public_tiling(t) != chosen) tilings.push_back(public_tiling(t));
+  });
+  return tilings;
+}
+
+void thinning(ConstImageU8 src, ImageU8 dst, int threshold, void* workspace, cudaStream_t stream,
+              const ThinningTiling& tiling, int* passes) {
+  if (src.empty()) throw std::invalid_argument("thinning: a tiling is for an image, not an empty one");
+  launch(src, dst, nullptr, threshold, workspace, stream, passes, &tiling);
 }
 
 void thinning(ConstImageU8 src, ImageU8 dst, const int* threshold, void* workspace, cudaStream_t stream,

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "core/image_view.hpp"
 
@@ -34,5 +35,24 @@ void thinning(ConstImageU8 src, ImageU8 dst, int threshold, void* workspace, cud
 // the Otsu threshold of luma_histogram feeds it without a host round trip.
 void thinning(ConstImageU8 src, ImageU8 dst, const int* threshold, void* workspace, cudaStream_t stream,
               int* passes = nullptr);
+
+// How the kernel cuts an image into tiles (cuda/thinning.cu says what each field is): for
+// timing them against one another (`framepipe bench --thinning-tilings`); `thinning` picks
+// one by a cost model.
+struct ThinningTiling {
+  int passes_per_round = 0;  // K: passes between two grid barriers
+  int tile_words = 0;        // own 32-pixel words across a tile
+  int rows_per_thread = 0;   // Q
+  friend bool operator==(const ThinningTiling&, const ThinningTiling&) = default;
+};
+
+// Every tiling the kernel can run a width x height image (not empty) with on the current
+// device; the first is the one `thinning` picks.
+std::vector<ThinningTiling> thinning_tilings(int width, int height);
+
+// `thinning` with one of thinning_tilings(src's size) instead of the kernel's pick; the same
+// output. Throws std::invalid_argument for another tiling.
+void thinning(ConstImageU8 src, ImageU8 dst, int threshold, void* workspace, cudaStream_t stream,
+              const ThinningTiling& tiling, int* passes = nullptr);
 
 }  // namespace fp::cuda

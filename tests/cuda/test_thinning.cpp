@@ -375,6 +375,42 @@ TEST(CudaThinning, FramesOfSeveralTilesPerBlockMatchCpu) {
   expect_matches_cpu(smoothed, otsu_of(smoothed));
 }
 
+// Every tiling of the kernel (the K passes a round, tile widths and rows a thread:
+// cuda::thinning_tilings), not only the one its cost model picks, gives the
+// CPU's skeleton: on a many-pass frame of one tile per block and, outside compute-sanitizer,
+// on one that makes some tilings thin several tiles per block.
+TEST(CudaThinning, EveryTilingMatchesCpu) {
+  FP_REQUIRE_GPU();
+  std::vector<HostImageU8> frames = {shape_image(333, 97, Shape::kUnion, 7)};
+  if (std::getenv("FRAMEPIPE_SMALL_SIZES") == nullptr) frames.push_back(pipeline_like_frame(1920, 1080, 8));
+  for (const HostImageU8& frame : frames) {
+    const int w = frame.width();
+    const int h = frame.height();
+    const int threshold = otsu_of(frame);
+    const Output want = cpu_thinning(frame, threshold);
+    const auto src = to_device(frame);
+    cuda::DeviceImage<std::uint8_t> dst(w, h);
+    cuda::DeviceArray<unsigned char> workspace(cuda::thinning_workspace_bytes(w, h));
+    cuda::DeviceArray<int> passes(1);
+    const auto tilings = cuda::thinning_tilings(w, h);
+    EXPECT_GT(tilings.size(), 50U);
+    // Under compute-sanitizer every 7th (some of each K, width and Q): a
+    // cooperative launch takes a while there.
+    const std::size_t step = small_sizes() ? 7 : 1;
+    for (std::size_t i = 0; i < tilings.size(); i += step) {
+      const cuda::ThinningTiling& t = tilings[i];
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ": K " + std::to_string(t.passes_per_round) +
+                   ", words " + std::to_string(t.tile_words) + ", Q " + std::to_string(t.rows_per_thread));
+      cuda::thinning(src.view(), dst.view(), threshold, workspace.get(), nullptr, t, passes.get());
+      FP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+      Output got{to_host(dst), 0};
+      FP_CUDA_CHECK(cudaMemcpy(&got.passes, passes.get(), sizeof(int), cudaMemcpyDeviceToHost));
+      expect_same(got, want);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 TEST(CudaThinning, InPlace) {
   FP_REQUIRE_GPU();
   Options options;

@@ -192,6 +192,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--ncu-log", bench.ncu_log, "Also keep ncu's CSV output in this file");
   bench_cmd->add_flag("--ncu-probe", bench.ncu_probe, "Internal: run each case once for ncu, time nothing")
       ->group("");
+  bench_cmd->add_flag("--thinning-tilings", bench.thinning_tilings,
+                      "Internal: time thinning once per tiling of its kernel (for tuning its cost model)")
+      ->group("");
 #else
   // Listed in every build, so that asking for it says why it cannot run here.
   auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");

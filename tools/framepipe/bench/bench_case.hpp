@@ -33,8 +33,11 @@ struct BenchResult {
   double gbyte_per_s() const { return median_ms > 0 && bench.min_bytes > 0 ? bench.min_bytes / (median_ms * 1e6) : 0; }
 };
 
-// Every kernel at one size; `stages` (empty: all) filters by stage name.
-std::vector<BenchCase> make_bench_cases(int width, int height, const std::vector<std::string>& stages);
+// Every kernel at one size; `stages` (empty: all) filters by stage name. `thinning_tilings`:
+// thinning once for each tiling the kernel has (the first its own pick), each checked
+// against the CPU's result before it is timed.
+std::vector<BenchCase> make_bench_cases(int width, int height, const std::vector<std::string>& stages,
+                                        bool thinning_tilings = false);
 
 // The stage names make_bench_cases knows, for checking --stage before anything runs.
 const std::vector<std::string>& bench_stage_names();

@@ -84,6 +84,7 @@ struct ThinningInput {
   DeviceU8 image;
   int threshold = 0;
   int passes = 0;  // Zhang-Suen passes to convergence: the time grows with them
+  HostImageU8 expected;  // the CPU's skeleton, 0/255
 };
 
 // The frame thinning is benchmarked on: the test frame smoothed (r = 2) as in
@@ -97,10 +98,27 @@ ThinningInput thinning_input(int w, int h) {
   HostImageU8 binary(w, h);
   cpu::binarize(std::as_const(smooth).view(), binary.view(), threshold);
   const int passes = cpu::zhang_suen(binary.view());
+  HostImageU8 expected(w, h);
+  cpu::thinning(std::as_const(smooth).view(), expected.view(), threshold);
   DeviceU8 image(w, h);
   cuda::upload(std::as_const(smooth).view(), image.view(), nullptr);
   cuda::check(cudaStreamSynchronize(nullptr), "upload of the thinning frame");
-  return {std::move(image), threshold, passes};
+  return {std::move(image), threshold, passes, std::move(expected)};
+}
+
+// Runs thinning once with `tiling` and throws unless it gives the CPU's skeleton: a tiling
+// is timed only once it is known to be right on the frame it is timed on.
+void check_tiling(const ThinningInput& input, Buffers& buffers, const cuda::ThinningTiling& tiling,
+                  const std::string& name) {
+  cuda::thinning(input.image.view(), buffers.output.view(), input.threshold, buffers.workspace.get(), nullptr, tiling);
+  HostImageU8 got(input.expected.width(), input.expected.height());
+  cuda::download(std::as_const(buffers.output).view(), got.view(), nullptr);
+  cuda::check(cudaStreamSynchronize(nullptr), "thinning tiling check");
+  for (int y = 0; y < got.height(); ++y)
+    for (int x = 0; x < got.width(); ++x)
+      if (got.view()(x, y) != input.expected.view()(x, y))
+        throw std::runtime_error(fmt::format("thinning, {}: pixel ({}, {}) is {}, the CPU's {}", name, x, y,
+                                             got.view()(x, y), input.expected.view()(x, y)));
 }
 
 // The work models of `--bounds estimate`: what each case's kernels must do per run, so that
@@ -154,7 +172,7 @@ const std::vector<std::string>& bench_stage_names() {
   return names;
 }
 
-std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::string>& stages) {
+std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::string>& stages, bool thinning_tilings) {
   std::vector<BenchCase> cases;
   const double pixels = static_cast<double>(w) * h;
   auto wanted = [&](const char* name) {
@@ -222,17 +240,30 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::str
   }
   if (wanted("thinning")) {
     auto b = std::make_shared<Buffers>();
-    auto prepared = thinning_input(w, h);
-    const int threshold = prepared.threshold;
-    auto input = std::make_shared<DeviceU8>(std::move(prepared.image));
+    auto input = std::make_shared<ThinningInput>(thinning_input(w, h));
+    const int threshold = input->threshold;
+    const std::string frame = fmt::format("test frame, otsu={}, {} passes", threshold, input->passes);
     b->output = DeviceU8(w, h);
     b->workspace = cuda::DeviceArray<std::uint8_t>(cuda::thinning_workspace_bytes(w, h));
-    cases.push_back(make_case("thinning", w, h,
-                              fmt::format("test frame, otsu={}, {} passes", threshold, prepared.passes),
-                              2 * pixels, b, [input, threshold](Buffers& x, cudaStream_t s) {
-                                cuda::thinning(input->view(), x.output.view(), threshold, x.workspace.get(), s);
-                              }));
-    cases.back().work = thinning_work(pixels, prepared.passes);
+    if (!thinning_tilings) {
+      cases.push_back(make_case("thinning", w, h, frame, 2 * pixels, b, [input, threshold](Buffers& x, cudaStream_t s) {
+        cuda::thinning(input->image.view(), x.output.view(), threshold, x.workspace.get(), s);
+      }));
+      cases.back().work = thinning_work(pixels, input->passes);
+    }
+    const auto tilings = thinning_tilings ? cuda::thinning_tilings(w, h) : std::vector<cuda::ThinningTiling>{};
+    for (std::size_t i = 0; i < tilings.size(); ++i) {
+      const cuda::ThinningTiling t = tilings[i];
+      const std::string name = fmt::format("K={} words={} Q={}{}", t.passes_per_round, t.tile_words,
+                                           t.rows_per_thread, i == 0 ? " (chosen)" : "");
+      check_tiling(*input, *b, t, name);
+      cases.push_back(make_case("thinning", w, h, frame + ", " + name, 2 * pixels, b,
+                                [input, threshold, t](Buffers& x, cudaStream_t s) {
+                                  cuda::thinning(input->image.view(), x.output.view(), threshold, x.workspace.get(), s,
+                                                 t);
+                                }));
+      cases.back().work = thinning_work(pixels, input->passes);
+    }
   }
   if (wanted("tile")) {
     // Three inputs in a row, as config/default.yaml's compare (luma: the chroma planes are

@@ -78,7 +78,7 @@ std::string self_executable() {
 int probe_command(const BenchArguments& args) {
   for (const auto& size_text : args.sizes) {
     const auto [width, height] = parse_size(size_text);
-    const auto cases = bench::make_bench_cases(width, height, args.stages);
+    const auto cases = bench::make_bench_cases(width, height, args.stages, args.thinning_tilings);
     cuda::Stream stream;
     stream.synchronize();
     cuda::check(cudaProfilerStart(), "cudaProfilerStart");
@@ -194,7 +194,7 @@ int bench_command(const BenchArguments& args) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const auto& size_text : sizes) {
     const auto [width, height] = parse_size(size_text);
-    const auto cases = bench::make_bench_cases(width, height, args.stages);
+    const auto cases = bench::make_bench_cases(width, height, args.stages, args.thinning_tilings);
     std::optional<std::vector<std::vector<bench::KernelBounds>>> measured;
     if (ncu) {
       // Before the timing, which it would otherwise disturb; the child makes its own buffers.

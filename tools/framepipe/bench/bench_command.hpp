@@ -18,6 +18,7 @@ struct BenchArguments {
   double ncu_timeout = 600;  // seconds for one ncu run (one a frame size)
   std::string ncu_log;       // keep ncu's CSV output there ("": not kept)
   bool ncu_probe = false;    // internal: run each case once, for ncu to profile, and time nothing
+  bool thinning_tilings = false;  // internal: thinning once per tiling (cuda::thinning_tilings)
 };
 
 int bench_command(const BenchArguments& args);
