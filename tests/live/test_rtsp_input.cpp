@@ -364,8 +364,11 @@ TEST(RtspInput, OpeningBuffersOnlyWhatTheDecoderNeeds) {
     ++burst;
     last = now;
   }
+  // 8 on an idle machine; up to 13 under ThreadSanitizer with both cores of the CI box busy
+  // (the decoder falls behind the server, so a few more frames are waiting by then); 28 when
+  // the open read on to measure the frame rate.
   EXPECT_GE(burst, 1);
-  EXPECT_LE(burst, 10);
+  EXPECT_LE(burst, 18);
   EXPECT_NEAR(source->info().frame_rate.value(), 30.0, 0.01);  // still known: from the stream's headers
 }
 
@@ -384,10 +387,22 @@ TEST(RtspInput, AtTheLiveEdgeTheFramesThatWaitedAreSkipped) {
   // A second at 30 fps, and the frames the open read, were waiting.
   EXPECT_GE(source->frames_skipped_to_live(), 25);
   EXPECT_LE(source->frames_skipped_to_live(), 60);  // two seconds' worth at most
-  // The next frame is the next one the server sends: a frame interval later, not at once.
-  const auto before = Clock::now();
-  ASSERT_TRUE(source->read());
-  EXPECT_GE(Clock::now() - before, 10ms);
+  // The frames read next are the ones the server sends from now on: one of the first few
+  // comes a frame interval after the read before it, where the 25 or more that waited would
+  // come back to back. Not necessarily the very first: on a busy machine the decoder can be
+  // a frame behind the server. Not under ThreadSanitizer: it slows decoding so much that on
+  // the 2-core CI box, the suite running beside it, the decoder fell behind the server
+  // altogether (five reads back to back, every time, with both cores busy), so that timing
+  // says nothing about the skip there; the count above still does.
+#if !defined(__SANITIZE_THREAD__)
+  bool waited = false;
+  for (int i = 0; i < 5 && !waited; ++i) {
+    const auto before = Clock::now();
+    ASSERT_TRUE(source->read());
+    waited = Clock::now() - before >= 10ms;
+  }
+  EXPECT_TRUE(waited) << "5 frames came back to back after the live edge";
+#endif
 }
 
 // Without it (drop: never keeps every frame), every frame is handed out.
