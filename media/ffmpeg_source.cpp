@@ -135,6 +135,7 @@ class FfmpegSource final : public FrameSource {
     info_.frame_rate = rate.num > 0 && rate.den > 0 ? ff::to_rational(rate) : Rational{0, 1};
     info_.frame_count = stream_->nb_frames > 0 ? stream_->nb_frames : -1;
     info_.live = opened.live;
+    info_.chroma_layout = decoder_->on_nvdec() ? PlaneLayout::NV12 : PlaneLayout::I420;
     packet_.reset(av_packet_alloc());
     if (!packet_) ff::fail(uri_, "cannot allocate frames", AVERROR(ENOMEM));
   }

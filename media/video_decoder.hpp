@@ -47,6 +47,9 @@ class VideoDecoder {
   int height() const { return height_; }
   // FrameSource::decoder_name(): "h264 (nvdec)", "h264 (software; NVDEC: <why>)"...
   std::string description() const;
+  // Frames come from NVDEC (device memory, NV12), as far as the decoder knows yet: a GPU
+  // that refuses the stream's profile says so at the first picture (then software).
+  bool on_nvdec() const { return on_nvdec_.load(); }
   // decode: nvdec, and the GPU refused the stream after all (nvdec_reason() says why).
   bool nvdec_refused() const { return mode_ == DecodeMode::Nvdec && !on_nvdec_.load(); }
   std::string nvdec_reason() const;

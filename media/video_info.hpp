@@ -15,10 +15,11 @@ struct VideoInfo {
   Rational frame_rate{30, 1};  // nominal; 0/1 when unknown
   std::int64_t frame_count = -1;  // -1 when unknown (live sources, some containers)
   bool live = false;              // a camera or network stream (frames may be dropped)
-  // How the frames' chroma reaches a sink on the host: NV12 when it is an NVDEC source's
-  // that no stage reads (the executor's HostCopies), I420 otherwise. An encoder opens in
-  // this layout so that it takes the planes by reference; a frame of the other layout
-  // (NVDEC gave up on the stream and software took over) is converted.
+  // The frames' chroma layout: a source's as it decodes them (NV12 from NVDEC); a stream
+  // into a sink, as it reaches the host there (NV12 when an NVDEC source's chroma is read by
+  // no stage: the executor's HostCopies). An encoder opens in this layout so that it takes
+  // the planes by reference; a frame of the other layout (NVDEC gave up on the stream at
+  // its first picture and software took over) is converted.
   PlaneLayout chroma_layout = PlaneLayout::I420;
 };
 

@@ -50,11 +50,10 @@ Frame HostCopies::host_frame(std::size_t node, SlotWork& work, FrameSlots& slots
     host.planes[1] = neutral[0];
     host.planes[2] = neutral[1];
   } else {
-    // An NVDEC frame's chroma that no stage read is still NV12: one plane of pairs.
+    // An NVDEC frame's chroma that no stage read is still NV12 (the owner's frame as the
+    // stages took it says so): one plane of pairs.
     const int owner = chroma_of_[node];
-    const Frame& delivered = work.sources[static_cast<std::size_t>(owner)];
-    const bool on_host = delivered.valid() && delivered.location == MemoryLocation::Host;
-    host.layout = on_host ? delivered.layout : work.frames[static_cast<std::size_t>(owner)].layout;
+    host.layout = work.frames[static_cast<std::size_t>(owner)].layout;
     for (int p = 1; p < (host.layout == PlaneLayout::NV12 ? 2 : 3); ++p)
       host.planes[p] = host_plane(owner, p, work, slots, slot);
   }

@@ -19,10 +19,9 @@ SourceNode::SourceNode(std::size_t index, const GraphNode& graph, std::unique_pt
 void SourceNode::prepare(std::span<const VideoInfo>) {
   info = source().open();
   timing.decoder = source().decoder_name();
-  // NVDEC's frames are NV12 on the device, and their chroma stays so when no stage reads it
-  // (CudaFrameSlots::to_device): the sinks get it as NV12 (media/hw_decode's
-  // decoder_description names such a decoder "CODEC (nvdec)").
-  if (!uploads_chroma_ && timing.decoder.ends_with("(nvdec)")) info.chroma_layout = PlaneLayout::NV12;
+  // NVDEC's NV12 chroma is split into I420 for a stage that reads chroma
+  // (CudaFrameSlots::to_device); otherwise the sinks get it as the source gives it.
+  if (uploads_chroma_) info.chroma_layout = PlaneLayout::I420;
   // Only now is a file's or camera's size known; what its URI said was checked when planned.
   // (Its rate is not checked here: a container's nominal rate is often a guess, and an
   // unpaced file is read as fast as it decodes whatever it says.)
