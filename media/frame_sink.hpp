@@ -22,6 +22,9 @@ struct SinkOptions {
   std::string codec = "h264";
   int crf = 18;              // libx264 constant rate factor, 0..51
   std::string preset = "veryfast";
+  // libx264's threads; 0: a share of the process's cores among its encoders
+  // (media/encoder_threads.hpp).
+  int threads = 0;
   // Live outputs: x264 tune=zerolatency (no lookahead, sliced threads), no B-frames, periodic
   // intra refresh over one second instead of key frames, and every packet handed to the file
   // or network at once.

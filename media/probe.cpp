@@ -33,6 +33,7 @@ ProbeResult probe_testsrc(const std::string& uri) {
   stream.decoder = "testsrc";
   stream.width = params.width;
   stream.height = params.height;
+  stream.frame_rate = params.fps.value();
   result.streams.push_back(std::move(stream));
   return result;
 }
@@ -84,6 +85,8 @@ ProbeResult probe(const std::string& uri, const std::atomic<bool>* stop) {
       desc.details = video_details(format, stream);
       desc.width = par->width;
       desc.height = par->height;
+      if (const AVRational rate = av_guess_frame_rate(format, stream, nullptr); rate.num > 0 && rate.den > 0)
+        desc.frame_rate = av_q2d(rate);
       const AVCodec* decoder = avcodec_find_decoder(par->codec_id);
       if (chosen >= 0 && static_cast<int>(i) != chosen)
         desc.decoder = fmt::format("not used (framepipe reads stream #{})", chosen);

@@ -14,6 +14,7 @@ struct StreamDescription {
   std::string details;  // e.g. "1920x1080 yuv420p 30 fps, 300 frames"
   int width = 0;        // video: the frame size (0 when unknown)
   int height = 0;
+  double frame_rate = 0;  // video: nominal frames a second (0 when unknown)
   std::string decoder;  // for video: the decoder framepipe would use (on the CPU)
   // For video on a GPU (decode: auto): "h264 (nvdec)", or software and why not NVDEC. Whether
   // the GPU itself takes the profile shows only when decoding starts.

@@ -158,7 +158,10 @@ void VideoEncoder::open_x264(const SinkOptions& options) {
   if (codec == nullptr) ff::fail(path_, "cannot encode: this FFmpeg build has no libx264");
   const bool odd = (video_.width % 2) != 0 || (video_.height % 2) != 0;
   start_encoder(codec, odd ? AV_PIX_FMT_YUV444P : four_two_zero());
-  encoder_->thread_count = 0;  // x264 picks its thread count from the cores
+  // Not x264's own choice (1.5 threads a core for every encoder): a share of the process's
+  // cores among its encoders (media/encoder_threads.hpp).
+  thread_lease_.emplace(EncoderThreadBudget::process().lease(options.threads));
+  encoder_->thread_count = thread_lease_->threads();
 
   ff::DictionaryPtr opts;
   const std::string crf = std::to_string(options.crf);
@@ -292,6 +295,7 @@ void VideoEncoder::close() {
   frame_.reset();
   lent_.reset();
   packet_.reset();
+  thread_lease_.reset();  // its threads have ended with it
 }
 
 }  // namespace fp

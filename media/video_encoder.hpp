@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/frame.hpp"
+#include "media/encoder_threads.hpp"
 #include "media/ffmpeg_raii.hpp"
 #include "media/frame_sink.hpp"
 #include "media/output_target.hpp"
@@ -61,6 +63,9 @@ class VideoEncoder {
   AVPacket* receive_packet();
 
   std::int64_t frames_lent() const { return frames_lent_; }
+  // libx264's threads (its share of EncoderThreadBudget, or the stage's `threads`); 0 for
+  // NVENC and y4m, which take no encoder threads of the CPU's.
+  int threads() const { return thread_lease_ ? thread_lease_->threads() : 0; }
   void close();
 
  private:
@@ -88,6 +93,7 @@ class VideoEncoder {
   std::int64_t frames_lent_ = 0;
   ff::PacketPtr packet_;
   bool key_frame_next_ = false;
+  std::optional<EncoderThreadBudget::Lease> thread_lease_;  // x264's, while it is open
 };
 
 }  // namespace fp

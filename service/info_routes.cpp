@@ -19,6 +19,7 @@ void add_info_routes(HttpServer& server, ServiceContext& context) {
     json body = {{"version", context.version},
                  {"devices", context.devices},
                  {"capacity", info.capacity},
+                 {"capacity_budget", capacity_json(info)},
                  {"streams", total},
                  {"streams_by_state", by_state},
                  {"pipelines", context.manager.pipelines()},

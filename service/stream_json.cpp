@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ctime>
 
 #include "media/stream_uri.hpp"
@@ -79,6 +80,17 @@ StreamSpec stream_spec_from_json(const std::string& name, const std::string& bod
     throw HttpError(400, path.empty() ? what : fmt::format("{}: {}", path, what));
   });
   return read_stream_spec(fields, {.name = name, .default_pipeline = default_pipeline, .own_keys = {}});
+}
+
+nlohmann::json capacity_json(const ManagerInfo& info) {
+  nlohmann::json budget = nlohmann::json::object();
+  nlohmann::json used = nlohmann::json::object();
+  for (const CapacityResource resource : kCapacityResources) {
+    const double have = info.budget.of(resource);
+    budget[capacity_resource_name(resource)] = std::isinf(have) ? nlohmann::json(nullptr) : nlohmann::json(have);
+    used[capacity_resource_name(resource)] = info.used.of(resource);
+  }
+  return {{"budget", budget}, {"used", used}};
 }
 
 }  // namespace fp::service

@@ -22,6 +22,11 @@ nlohmann::json stream_json(const StreamStatus& status);
 // when the file's newest content is in force), read_at, reads_ok, reads_failed, restarts.
 nlohmann::json stream_list_json(const StreamListStatus& list);
 
+// GET /v1/info's capacity: {"budget": {RESOURCE: amount or null (unlimited)}, "used":
+// {RESOURCE: amount}, "measured_cpu_cores"}; resources as capacity_resource_name() names them,
+// cores, GPUs busy, bytes, streams.
+nlohmann::json capacity_json(const ManagerInfo& info);
+
 // The body of PUT /v1/streams/{name}: {"pipeline", "uri", "set": {"STAGE.PARAM": value},
 // "decode": {"PARAM": value}}, read by read_stream_spec (pipeline/stream_spec/spec_reader.hpp: the
 // rules a stream list and the state file share). A missing pipeline is `default_pipeline`.

@@ -1,5 +1,6 @@
 #include "service/stream_metrics.hpp"
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -191,6 +192,25 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
                          MetricType::Gauge);
   add_gauge(capacity, {}, static_cast<double>(info.capacity));
   families.push_back(std::move(capacity));
+
+  // The budget of each resource (capacity.hpp; unlimited ones left out) and what the running
+  // streams' places hold of it: an alert compares the two (deploy/prometheus rules).
+  auto budget = family("framepipe_capacity_budget",
+                       "What the streams may use of each resource: streams, cpu_encode (cores), gpu (GPUs busy), "
+                       "memory and gpu_memory (bytes). Unlimited resources are left out.",
+                       MetricType::Gauge);
+  auto used = family("framepipe_capacity_used",
+                     "What the running streams hold of each resource: their templates' benchmarked loads "
+                     "(serve --cost); cpu_encode is the larger of that and the process's measured CPU time.",
+                     MetricType::Gauge);
+  for (const CapacityResource resource : kCapacityResources) {
+    const double have = info.budget.of(resource);
+    if (std::isinf(have)) continue;
+    add_gauge(budget, {{"resource", capacity_resource_name(resource)}}, have);
+    add_gauge(used, {{"resource", capacity_resource_name(resource)}}, info.used.of(resource));
+  }
+  families.push_back(std::move(budget));
+  families.push_back(std::move(used));
 
   // Over the cap: listed streams that wait for a place (the API's are refused with 503).
   auto waiting = family("framepipe_streams_waiting_for_capacity",

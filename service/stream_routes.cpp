@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "pipeline/streams/template.hpp"
 #include "service/json_response.hpp"
 #include "service/snapshot_jpeg.hpp"
@@ -30,6 +32,8 @@ json status_or_404(StreamManager& manager, const std::string& name) {
 
 }  // namespace
 
+constexpr std::string_view kCapacityWord = "capacity";
+
 // A PUT, whatever route it came by (the DeepStream add too): refused while draining, the
 // capacity refusal with its number, the stream as it now is.
 json put_stream(ServiceContext& context, const StreamSpec& spec, int& status) {
@@ -38,8 +42,20 @@ json put_stream(ServiceContext& context, const StreamSpec& spec, int& status) {
     const auto outcome = context.manager.put(spec);
     status = outcome == StreamManager::PutOutcome::Created ? 201 : 200;
   } catch (const StreamRejected& e) {
-    if (e.status() == 503 && std::string(e.what()) == "capacity")
-      throw HttpError(503, "capacity", {{"max_streams", context.manager.info().capacity}});
+    const std::string what = e.what();
+    if (e.status() == 503 && what.rfind(kCapacityWord, 0) == 0) {
+      // "capacity" (the cap) or "capacity: RESOURCE" (the budget): the resource, and what
+      // the budget has and the streams use of it.
+      const std::string resource = what.size() > kCapacityWord.size() + 2 ? what.substr(kCapacityWord.size() + 2)
+                                                                          : std::string("streams");
+      const ManagerInfo info = context.manager.info();
+      const json capacity = capacity_json(info);
+      throw HttpError(503, "capacity",
+                      {{"resource", resource},
+                       {"max_streams", info.capacity},
+                       {"budget", capacity["budget"].value(resource, json(nullptr))},
+                       {"used", capacity["used"].value(resource, json(nullptr))}});
+    }
     throw;
   }
   if (const auto now = context.manager.get(spec.name)) return stream_json(*now);

@@ -71,6 +71,10 @@ StageSpec encode_stage_spec() {
       {.name = "preset", .type = ParamType::Enum, .help = "H.264 speed/size trade-off",
        .default_value = std::string("veryfast"),
        .keywords = {"ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"}},
+      {.name = "threads", .type = ParamType::Int,
+       .help = "libx264's threads; 0: a share of the cores this process may use, among the encoders open when "
+               "it opens (cores / encoders, at least 1)",
+       .default_value = std::int64_t{0}, .range = {.min = 0, .max = 128}},
       {.name = "latency", .type = ParamType::Enum,
        .help = "low: x264 tune=zerolatency, no B-frames, intra refresh every second, packets written at once (live outputs)",
        .default_value = std::string("normal"), .keywords = {"normal", "low"}},
@@ -105,6 +109,7 @@ StageSpec encode_stage_spec() {
     options.codec = params.text("codec");
     options.crf = static_cast<int>(params.integer("crf"));
     options.preset = params.text("preset");
+    options.threads = static_cast<int>(params.integer("threads"));
     options.low_latency = params.text("latency") == "low";
     options.network_timeout_ms = static_cast<int>(params.integer("timeout_ms"));
     options.hls_segment_seconds = params.real("hls.segment_seconds");

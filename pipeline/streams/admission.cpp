@@ -12,6 +12,17 @@ std::string made_by_other(const std::string& name, StreamSource owner) {
              : fmt::format("stream {} was added through the API: the stream list cannot replace or remove it", name);
 }
 
+std::string waiting_for_text(CapacityResource resource) {
+  if (resource == CapacityResource::Streams) return kWaitingForPlace;  // the cap: as it always said
+  return fmt::format("{}: {}", kWaitingForPlace, capacity_resource_name(resource));
+}
+
+CapacityLoad StreamManager::Impl::load_of(const StreamSpec& spec) const {
+  const auto found = options.template_costs.find(spec.pipeline);
+  if (found == options.template_costs.end()) return {};
+  return found->second.load();
+}
+
 std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner) {
   if (options.max_streams > 0) return options.max_streams;
   const std::vector<Device> devices = options.devices.empty() ? std::vector<Device>{Device{}} : options.devices;
@@ -45,7 +56,11 @@ void StreamManager::Impl::start_waiting() {
     if (is_waiting(*run)) waiting.push_back(run);
   std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
   for (const auto& run : waiting) {
-    if (!limiter.try_admit()) break;
+    if (const auto short_of = limiter.short_of(run->load)) {
+      run->waiting_for = *short_of;  // and the ones behind it wait their turn
+      break;
+    }
+    if (!limiter.try_admit(run->load)) break;
     run->owns_place = true;
     start(run);
   }
@@ -78,10 +93,15 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   // restart since then put a run of the same spec in its place.
   const auto found = streams.find(spec.name);
   const bool own_place = found != streams.end() && found->second->owns_place.load();
-  const bool free_place = limiter.running() + batch.places < limiter.cap();
+  // A place now, within the budget: the batch's accepted puts count as taken.
+  const CapacityLoad load = load_of(spec);
+  CapacityLoad promised = batch.load;
+  promised.streams = static_cast<double>(batch.places);
+  const std::optional<CapacityResource> short_of = limiter.short_of(load, promised);
+  const bool free_place = !short_of;
   // A live API input needs a place now: its own predecessor's, or a free one.
   if (!own_place && !free_place && plan.endless && spec.source == StreamSource::Api)
-    throw StreamRejected(503, kWaitingForPlace);  // the HTTP layer adds max_streams (info().capacity)
+    throw StreamRejected(503, waiting_for_text(*short_of));  // the HTTP layer adds the budget (info())
   // A live command-line stream takes a place beyond the cap (make_put); a file waits behind
   // the others; a live list stream waits for a place to free.
   const bool waits = !own_place && !beyond_cap(spec, plan) &&
@@ -92,13 +112,17 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   if (waits && options.max_waiting > 0 && queued >= options.max_waiting)
     throw StreamRejected(503, fmt::format("{}: {} streams already wait for a place (--max-waiting {})",
                                           kWaitingForPlace, queued, options.max_waiting));
-  if (waits)
+  if (waits) {
     ++batch.waiting;
-  else if (!own_place)
+  } else if (!own_place) {
     ++batch.places;
+    batch.load += load;
+  }
   // What the run it replaces wrote (or is still writing) is kept: new files beside it.
   keep_earlier_outputs(plan);
   auto run = make_run(spec, std::move(plan));
+  run->load = load;
+  if (short_of) run->waiting_for = *short_of;
   files.add(run->id, spec.name, run->plan.files);
   return run;
 }

@@ -68,20 +68,28 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
     }
     const std::shared_ptr<ManagedRun> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
     run->rejected = rejected;
+    run->load = load_of(entry.spec);
     run->finished_on_disk = entry.finished;
     streams[entry.spec.name] = run;
     files.add(run->id, entry.spec.name, run->plan.files);
     // Drained meanwhile: kept in the desired state (a save must not lose it), never started.
     if (!run->rejected.empty() || run->finished_on_disk || draining) continue;
-    if (limiter.try_admit()) {
+    const std::optional<CapacityResource> short_of = limiter.short_of(run->load);
+    if (!short_of && limiter.try_admit(run->load)) {
       run->owns_place = true;
       start(run);
     } else if (run->plan.endless && run->spec.source == StreamSource::Api) {
       // Refused as put() refuses it (a list stream waits instead), saying so to the
-      // operator, who has no 503 to read here: the cap, and what starts it.
-      run->rejected = fmt::format("{}: restored beyond the cap ({} running at once, --max-streams); not started: "
-                                  "PUT it again once a place is free",
-                                  kWaitingForPlace, limiter.cap());
+      // operator, who has no 503 to read here: the cap or the budget, and what starts it.
+      const CapacityResource resource = short_of.value_or(CapacityResource::Streams);
+      run->rejected = resource == CapacityResource::Streams
+                          ? fmt::format("{}: restored beyond the cap ({} running at once, --max-streams); not "
+                                        "started: PUT it again once a place is free",
+                                        kWaitingForPlace, limiter.cap())
+                          : fmt::format("{}: restored beyond the budget; not started: PUT it again once there is room",
+                                        waiting_for_text(resource));
+    } else if (short_of) {
+      run->waiting_for = *short_of;
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "core/usable_cores.hpp"
 #include "media/probe.hpp"
 #include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
@@ -30,8 +31,8 @@ namespace {
 //   graph: one output frame per stage and slot (on a GPU on the device; the host then holds
 //            a page-locked download buffer per output and slot);
 //   each output: its queue (queue_depth frames) and, unless it is `null`, what libx264 holds:
-//            rc-lookahead (40 at the default preset), its frame threads (1.5 per core) and
-//            its B-frames and references (8);
+//            rc-lookahead (40 at the default preset), a frame per frame thread (its share of
+//            the cores, media/encoder_threads.hpp) and its B-frames and references (8);
 //   fixed: 16 MiB a stream for thread stacks, codec contexts and x264's tables.
 // Checked against what was measured on a 16-core machine before streams were capped: 20
 // 1080p files took 5.7 GB (285 MB a stream; this estimates ~350 MB), 200 320x240 files
@@ -49,6 +50,10 @@ constexpr std::size_t kStreamFixedBytes = std::size_t{16} << 20;
 constexpr std::size_t kStreamFixedDeviceBytes = std::size_t{16} << 20;
 constexpr double kUsableShare = 0.8;
 constexpr int kProbedStreams = 4;
+
+std::size_t x264_frame_threads(const StreamFootprint& f) {
+  return static_cast<std::size_t>(f.encoder_threads > 0 ? f.encoder_threads : f.cores * 3 / 2);
+}
 
 std::size_t frame_bytes(const StreamFootprint& f, std::size_t row_alignment) {
   const auto pitch = [&](std::size_t width) { return (width + row_alignment - 1) / row_alignment * row_alignment; };
@@ -141,7 +146,8 @@ std::size_t stream_host_bytes(const StreamFootprint& f) {
   if (!f.gpu) frames += kDecoderReferenceFrames + f.cores + static_cast<std::size_t>(f.nodes) * f.slots;
   else frames += static_cast<std::size_t>(f.sinks) * f.slots;  // download buffers
   frames += static_cast<std::size_t>(f.sinks) * f.queue_depth;
-  frames += static_cast<std::size_t>(f.encoders) * (kEncoderLookaheadFrames + f.cores * 3 / 2 + kEncoderReorderFrames);
+  frames += static_cast<std::size_t>(f.encoders) *
+            (kEncoderLookaheadFrames + x264_frame_threads(f) + kEncoderReorderFrames);
   return kStreamFixedBytes + frames * frame_bytes(f, 64);
 }
 
@@ -172,7 +178,7 @@ int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device
 std::size_t stream_stack_bytes(const StreamFootprint& f, std::size_t stack_bytes) {
   // A source and a sink thread each, the decoder's frame threads (one per core), and per
   // encoder x264's frame threads (1.5 per core) and its lookahead thread.
-  const std::size_t threads = 1 + static_cast<std::size_t>(f.sinks) + f.cores + f.encoders * (f.cores * 3 / 2 + 1);
+  const std::size_t threads = 1 + static_cast<std::size_t>(f.sinks) + f.cores + f.encoders * (x264_frame_threads(f) + 1);
   return threads * stack_bytes;
 }
 
@@ -206,14 +212,21 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   }
   footprint.slots = footprint.gpu ? options.slots : 1;
   footprint.queue_depth = static_cast<int>(options.queue_depth);
-  footprint.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  footprint.cores = static_cast<int>(usable_cores());
   probe_frame_size(definition, footprint);
 
   std::vector<std::size_t> device_free;
   if (footprint.gpu)
     for (const auto& device : devices) device_free.push_back(gpu_free_memory_bytes(device.ordinal));
   const HostMemory host = host_memory();
-  const int jobs = jobs_that_fit(host, device_free, footprint);
+  // The encoders share the cores (media/encoder_threads.hpp): a lone stream's take them all,
+  // N streams' a share each, and fewer threads hold fewer frames. Derived for the number of
+  // streams that fit, which the smaller share raises in turn: a few rounds settle it.
+  int jobs = 1;
+  for (int round = 0; round < 4; ++round) {
+    footprint.encoder_threads = std::max(1, footprint.cores / std::max(1, jobs * footprint.encoders));
+    jobs = jobs_that_fit(host, device_free, footprint);
+  }
   spdlog::info("--jobs {} (default): {:.0f} MiB available{}, ~{:.0f} MiB a stream of {}x{}{}", jobs,
                static_cast<double>(host.available) / (1 << 20),
                host.data_left > 0 ? fmt::format(" ({:.0f} MiB within ulimit -d)", static_cast<double>(host.data_left) / (1 << 20))

@@ -24,7 +24,10 @@ struct StreamFootprint {
   int encoders = 1;     // outputs that encode (not `null`), each holding libx264's frames
   int slots = 1;        // frames in flight (RunOptions::slots on a GPU, 1 on the CPU)
   int queue_depth = 4;  // RunOptions::queue_depth: frames queued after a source, before a sink
-  int cores = 1;        // the decoders' and x264's thread counts follow the cores
+  int cores = 1;        // the decoders' thread counts follow the cores
+  // libx264's threads per encoder (media/encoder_threads.hpp: the cores shared by the
+  // encoders open at once); 0: x264's own choice, 1.5 a core.
+  int encoder_threads = 0;
   bool gpu = false;     // frames of the graph and NVDEC's surfaces are on the device
 };
 

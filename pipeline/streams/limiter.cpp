@@ -4,38 +4,76 @@
 
 namespace fp {
 
-StreamLimiter::StreamLimiter(std::size_t cap) : cap_(std::max<std::size_t>(cap, 1)) {}
-
-void StreamLimiter::take_place() {
-  ++running_;
-  peak_ = std::max(peak_, running_);
+StreamLimiter::StreamLimiter(std::size_t cap, CapacityBudget budget)
+    : cap_(std::max<std::size_t>(cap, 1)), budget_(budget) {
+  budget_.streams = static_cast<double>(cap_);
 }
 
-bool StreamLimiter::try_admit() {
+void StreamLimiter::take_place(const CapacityLoad& load) {
+  ++running_;
+  peak_ = std::max(peak_, running_);
+  load_ += load;
+}
+
+CapacityLoad StreamLimiter::used_locked() const {
+  CapacityLoad used = load_;
+  used.streams = static_cast<double>(running_);
+  used.cpu_cores = std::max(used.cpu_cores, measured_cpu_);
+  return used;
+}
+
+std::optional<CapacityResource> StreamLimiter::short_locked(const CapacityLoad& load, const CapacityLoad& extra) const {
+  CapacityLoad used = used_locked();
+  used += extra;
+  // One stream always runs, whatever its cost (as --jobs is at least 1): a pipeline that
+  // costs more than the whole budget still runs alone, and its measure then says so.
+  CapacityLoad wanted = used.streams == 0 ? CapacityLoad{} : load;
+  wanted.streams = 1;
+  return first_short(budget_, used, wanted);
+}
+
+std::optional<CapacityResource> StreamLimiter::short_of(const CapacityLoad& load, const CapacityLoad& extra) const {
   std::lock_guard lock(mutex_);
-  if (running_ >= cap_) return false;
-  take_place();
+  return short_locked(load, extra);
+}
+
+bool StreamLimiter::try_admit(const CapacityLoad& load) {
+  std::lock_guard lock(mutex_);
+  if (short_locked(load, {})) return false;
+  take_place(load);
   return true;
 }
 
 bool StreamLimiter::admit_within(std::chrono::milliseconds wait) {
   std::unique_lock lock(mutex_);
   if (!freed_.wait_for(lock, wait, [this] { return running_ < cap_; })) return false;
-  take_place();
+  take_place({});
   return true;
 }
 
-void StreamLimiter::admit_anyway() {
+void StreamLimiter::admit_anyway(const CapacityLoad& load) {
   std::lock_guard lock(mutex_);
-  take_place();
+  take_place(load);
 }
 
-void StreamLimiter::release() {
+void StreamLimiter::release(const CapacityLoad& load) {
   {
     std::lock_guard lock(mutex_);
     if (running_ > 0) --running_;
+    load_ -= load;
   }
   freed_.notify_one();
+}
+
+void StreamLimiter::transfer(const CapacityLoad& from, const CapacityLoad& to) {
+  std::lock_guard lock(mutex_);
+  load_ -= from;
+  load_ += to;
+}
+
+void StreamLimiter::set_measured_cpu(double cores) {
+  std::lock_guard lock(mutex_);
+  measured_cpu_ = std::max(0.0, cores);
 }
 
 std::size_t StreamLimiter::running() const {
@@ -46,6 +84,16 @@ std::size_t StreamLimiter::running() const {
 std::size_t StreamLimiter::peak() const {
   std::lock_guard lock(mutex_);
   return peak_;
+}
+
+CapacityLoad StreamLimiter::used() const {
+  std::lock_guard lock(mutex_);
+  return used_locked();
+}
+
+double StreamLimiter::measured_cpu() const {
+  std::lock_guard lock(mutex_);
+  return measured_cpu_;
 }
 
 }  // namespace fp

@@ -55,6 +55,7 @@ bool StreamManager::Impl::supervise() {
   for (auto& [name, run] : streams)
     if (!draining && awaiting_restart(*run) && now >= *run->restart_at) due.push_back(run);
   for (const auto& run : due) restart(run);
+  measure_cpu(now);
   for (auto& [name, run] : streams) {
     RunStats published = published_stats(*run);
     refresh_state(*run, published);
@@ -66,6 +67,12 @@ bool StreamManager::Impl::supervise() {
   }
   supervisor_beat = Clock::now().time_since_epoch().count();
   return save;
+}
+
+void StreamManager::Impl::measure_cpu(Clock::time_point now) {
+  if (!std::isfinite(options.budget.cpu_cores)) return;  // no budget of cores to keep
+  cpu_rate.add(now, process_cpu_seconds());
+  limiter.set_measured_cpu(cpu_rate.cores());
 }
 
 void StreamManager::Impl::supervise_loop() {
@@ -98,15 +105,17 @@ StreamManager::PutOutcome StreamManager::Impl::make_put(const std::shared_ptr<Ma
   const auto found = streams.find(name);
   const std::shared_ptr<ManagedRun> old = found != streams.end() ? found->second : nullptr;
   bool place = old != nullptr && old->owns_place.exchange(false);
+  if (place) limiter.transfer(old->load, run->load);  // its predecessor's place, with its own load
   if (!place && beyond_cap(run->spec, run->plan)) {  // run left room for it (resolve_stream_jobs)
-    limiter.admit_anyway();
+    limiter.admit_anyway(run->load);
     place = true;
   }
-  if (!place && (run->plan.endless || !anyone_waiting())) place = limiter.try_admit();
+  if (!place && (run->plan.endless || !anyone_waiting())) place = limiter.try_admit(run->load);
   run->predecessor = unfinished_run_named(name);
   // A place taken since the check (a waiting file started meanwhile): on disk already, so
   // listed as the restore lists it rather than refused after the fact.
-  if (!place && run->plan.endless && run->spec.source == StreamSource::Api) run->rejected = kWaitingForPlace;
+  if (!place && run->plan.endless && run->spec.source == StreamSource::Api)
+    run->rejected = waiting_for_text(limiter.short_of(run->load).value_or(CapacityResource::Streams));
   if (old) {
     old->stop = true;
     retire(old);
@@ -322,6 +331,8 @@ std::vector<std::string> StreamManager::pipelines() const { return impl_->planne
 ManagerInfo StreamManager::info() const {
   ManagerInfo info;
   info.capacity = impl_->limiter.cap();
+  info.budget = impl_->limiter.budget();
+  info.used = impl_->limiter.used();
   info.max_running = impl_->limiter.peak();
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();

@@ -26,6 +26,7 @@
 #include "pipeline/engine/input_limits.hpp"
 #include "pipeline/engine/run_options.hpp"
 #include "pipeline/engine/run_stats.hpp"
+#include "pipeline/streams/capacity.hpp"
 #include "pipeline/streams/planner.hpp"
 #include "pipeline/streams/restart_backoff.hpp"
 #include "pipeline/stream_spec/spec.hpp"
@@ -43,6 +44,14 @@ struct StreamManagerOptions {
   std::map<std::string, std::filesystem::path> pipelines;  // template name -> YAML file
   StreamRoots roots;
   std::size_t max_streams = 0;      // 0: as many as this machine's memory holds (stream_jobs.hpp)
+  // Admission by cost (capacity.hpp): what a stream of each template costs (its `framepipe
+  // bench --pipeline` result, serve --cost), and what the machine gives the streams (serve's
+  // --cpu-budget and the machine's memory and GPUs). A stream takes its template's load with
+  // its place; one whose load does not fit is refused (a live API stream, 503 "capacity"
+  // naming the resource) or waits (a list stream, a file), as at the cap. A template without
+  // a cost takes no load, and the process's measured CPU time still counts (set_measured_cpu).
+  std::map<std::string, PipelineCost> template_costs;
+  CapacityBudget budget;            // unlimited by default: the cap alone
   std::vector<Device> devices;      // streams are spread over these
   RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
   std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)
@@ -80,6 +89,8 @@ struct StreamManagerOptions {
 
 struct ManagerInfo {
   std::size_t capacity = 0;  // max streams
+  CapacityBudget budget;     // what the streams may use (capacity: its `streams`)
+  CapacityLoad used;         // what the running streams' places hold (cpu: or the measured, the larger)
   std::size_t max_running = 0;  // the most streams that ran at once so far
   std::map<std::string, int> streams_by_state;
   bool draining = false;

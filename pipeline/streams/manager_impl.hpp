@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/process_usage.hpp"
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
 #include "pipeline/engine/executor.hpp"
@@ -46,12 +48,16 @@ inline constexpr auto kFpsWindow = 3s;          // fps is measured over this muc
 // kLatencySampleEvery, ~19 KB each) and subtracted from the current one.
 inline constexpr auto kLatencyWindow = 10s;
 inline constexpr auto kLatencySampleEvery = 2s;
+// The process's CPU time is averaged over this much of the recent past (admission's measure).
+inline constexpr auto kCpuWindow = 10s;
 inline constexpr auto kHeartbeatLimit = 5s;     // a run whose graph thread was silent longer is not alive
 inline constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
 inline constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
 
-// The last_error of a stream waiting for a place: the word the API's 503 uses.
+// The last_error of a stream waiting for a place: the word the API's 503 uses (then ": " and
+// the resource that has no room, capacity.hpp).
 inline constexpr const char* kWaitingForPlace = "capacity";
+std::string waiting_for_text(CapacityResource resource);  // "capacity: cpu_encode"
 
 // One run of one spec: from put() until its thread has ended and been joined.
 struct ManagedRun {
@@ -65,6 +71,7 @@ struct ManagedRun {
   std::atomic<bool> stop{false};
   std::atomic<bool> ended{false};
   std::atomic<bool> owns_place{false};  // holds one of the limiter's places (given back once)
+  CapacityLoad load;                    // what its place holds of the budget: its template's cost
   std::shared_ptr<ManagedRun> predecessor;     // its thread only: the run whose outputs it takes over
   std::thread thread;
   // Written by the run's thread before `ended`, read after it.
@@ -77,6 +84,7 @@ struct ManagedRun {
   bool removed = false;            // remove(): forgotten once ended
   bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
   std::string rejected;            // restored from the state file but no longer valid: failed with this
+  CapacityResource waiting_for = CapacityResource::Streams;  // while it waits: what has no room
   Clock::time_point running_at{};  // when it was first seen running (for the back-off's reset)
   Clock::time_point ended_at{};
   // Restarts of a live stream that failed: the back-off and count go from run to successor.
@@ -126,6 +134,7 @@ struct StreamManager::Impl {
   std::atomic<bool> restoring{false};
   std::atomic<bool> serving{false};  // begin_serving(): ready from now on
   std::atomic<bool> save_pending{false};  // the supervisor's save found save_mutex busy: again next time
+  CpuRateWindow cpu_rate{kCpuWindow};     // the process's cores busy (supervisor only)
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
@@ -135,7 +144,7 @@ struct StreamManager::Impl {
                                       AutoBackend(options.devices.empty() ? DeviceKind::Cpu
                                                                           : options.devices.front().kind),
                                       options.input_limits)),
-        limiter(capacity_of(options, *planner)) {
+        limiter(capacity_of(options, *planner), options.budget) {
     if (options.devices.empty()) options.devices.push_back(Device{});
     // spdlog makes its registry on first use; made here, before any stream thread starts,
     // so that two streams logging their first line at once do not both make it (libspdlog's
@@ -145,6 +154,9 @@ struct StreamManager::Impl {
 
   // The roots with the state file among the service's own files: no stream writes it, or beside it.
   static StreamRoots roots_with_state_file(const StreamManagerOptions& options);
+
+  // What a stream of this spec's template holds of the budget (its cost; none when unknown).
+  CapacityLoad load_of(const StreamSpec& spec) const;
 
   // max_streams, or what this machine's memory holds for the largest of the pipelines.
   static std::size_t capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner);
@@ -221,6 +233,9 @@ struct StreamManager::Impl {
 
   void supervise_loop();
 
+  // The supervisor's sample of the process's CPU time: the limiter's measured cores.
+  void measure_cpu(Clock::time_point now);
+
   // mutex held: the desired state as the state file keeps it, in put order, without `except`.
   std::vector<SavedStream> saved_streams(const std::set<std::string>& except = {}) const;
 
@@ -260,6 +275,7 @@ struct StreamManager::Impl {
   // Several puts and removals waiting on one another's state write (apply()).
   struct Batch {
     std::size_t places = 0;   // places its accepted puts take (beyond their predecessors')
+    CapacityLoad load;        // and the loads of those places
     std::size_t waiting = 0;  // its accepted puts that wait for a place
   };
 

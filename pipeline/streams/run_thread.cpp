@@ -33,7 +33,7 @@ bool StreamManager::Impl::restartable(const ManagedRun& run) const {
 bool StreamManager::Impl::awaiting_restart(const ManagedRun& run) { return run.ended && run.restart_at && !run.stop; }
 
 void StreamManager::Impl::release_kept_place(ManagedRun& run) {
-  if (run.ended && run.owns_place.exchange(false)) limiter.release();
+  if (run.ended && run.owns_place.exchange(false)) limiter.release(run.load);
 }
 
 void StreamManager::Impl::plan_restart(ManagedRun& run) {
@@ -64,12 +64,13 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
   next->state = old->state;  // reconnecting, and since when: one state for the whole outage
   next->since = old->since;
   next->finished_on_disk = old->finished_on_disk;
+  next->load = old->load;
   const bool place = old->owns_place.exchange(false);
   streams[name] = next;
   files.add(next->id, name, next->plan.files);
   retire(old);
   if (!next->rejected.empty()) {
-    if (place) limiter.release();
+    if (place) limiter.release(next->load);
     return;
   }
   spdlog::info("stream {}: starting it again (restart {})", name, next->restarts);
@@ -114,7 +115,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   if (!run.error.empty() && !run.stop && impl.options.stop_all_on_failure) impl.stop_everything();
   // Its place, unless kept for its restart. Whoever gets to an ended run's place first gives
   // it back (remove/put/drain, under this mutex too): the exchange lets only one do it.
-  if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release();
+  if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release(run.load);
   run.ended = true;
   // Retired (removed, replaced, restarted): its files are free now for any stream.
   if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
@@ -135,7 +136,7 @@ void StreamManager::Impl::start(const std::shared_ptr<ManagedRun>& run) {
     run->thread = std::thread([this, one = run.get()] { run_stream(*this, *one); });
   } catch (const std::system_error& e) {
     run->error = std::string("cannot start its thread: ") + e.what();
-    if (run->owns_place.exchange(false)) limiter.release();
+    if (run->owns_place.exchange(false)) limiter.release(run->load);
     run->predecessor.reset();
     run->ended = true;
   }

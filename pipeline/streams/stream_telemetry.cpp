@@ -91,7 +91,7 @@ StreamStatus StreamManager::Impl::status_of(ManagedRun& run) {
   }
   status.last_error = !run.rejected.empty()                      ? run.rejected
                       : run.ended                                ? run.error
-                      : status.state == StreamState::Waiting     ? std::string(kWaitingForPlace)
+                      : status.state == StreamState::Waiting     ? waiting_for_text(run.waiting_for)
                       : status.state == StreamState::Reconnecting ? run.previous_error
                                                                   : std::string();
   status.outputs = run.plan.outputs;

@@ -622,3 +622,53 @@ TEST_F(StreamManagerTest, AFileThatFailsStaysFailed) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+// Admission by cost (serve --cost, --cpu-budget): a budget of one core and a template whose
+// stream costs 0.4 cores (as a bench --pipeline result would say) holds two streams. A third
+// live API stream is refused, 503 naming the resource; a list stream waits, saying which,
+// and starts once a running stream is removed. info() gives the budget and what is used.
+TEST_F(StreamManagerTest, StreamsBeyondTheBudgetAreRefusedOrWaitNamingTheResource) {
+  options_.template_costs = {{"smooth", PipelineCost{.fps = 30, .cpu_ms = 40.0 / 3, .gpu_ms = 0, .host_bytes = 0,
+                                                     .device_bytes = 0}}};
+  options_.budget.cpu_cores = 1;
+  StreamManager manager(options_);
+  manager.put(spec("live1"));
+  manager.put(spec("live2"));
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("live3"), &message), 503);
+  EXPECT_EQ(message, "capacity: cpu_encode");
+  EXPECT_FALSE(manager.get("live3"));
+  StreamSpec listed = spec("listed");
+  listed.source = StreamSource::List;
+  manager.put(listed);
+  ASSERT_TRUE(manager.get("listed"));
+  EXPECT_EQ(manager.get("listed")->state, StreamState::Waiting);
+  EXPECT_EQ(manager.get("listed")->last_error, "capacity: cpu_encode");
+  const ManagerInfo info = manager.info();
+  EXPECT_DOUBLE_EQ(info.budget.cpu_cores, 1);
+  EXPECT_GE(info.used.cpu_cores, 0.8 - 1e-9);
+  EXPECT_DOUBLE_EQ(info.used.streams, 2);
+  EXPECT_EQ(info.capacity, 8u);  // the cap is not what refused it
+  manager.remove("live1");
+  ASSERT_TRUE(reaches(manager, "listed", StreamState::Running));
+  EXPECT_EQ(manager.get("listed")->last_error, "");
+}
+
+// A template without a cost takes no load: its streams are capped by --max-streams alone.
+TEST_F(StreamManagerTest, ATemplateWithoutACostIsCappedByTheCountAlone) {
+  options_.budget.cpu_cores = 0.01;
+  options_.max_streams = 3;
+  StreamManager manager(options_);
+  manager.put(spec("live1"));
+  manager.put(spec("live2"));
+  manager.put(spec("live3"));
+  std::string message;
+  EXPECT_EQ(rejection(manager, spec("live4"), &message), 503);
+  EXPECT_EQ(message, "capacity");
+}
+
+}  // namespace
+}  // namespace fp

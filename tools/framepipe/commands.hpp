@@ -36,6 +36,11 @@ struct ServeArguments {
   std::string probe_listen;       // "": the probes answer on --listen only
   std::string state_file;
   std::size_t max_streams = 0;
+  // Admission by cost: TEMPLATE=FILE, a `framepipe bench --pipeline --json` result of that
+  // template (repeatable); and the cores the streams may keep busy (0: the cores this
+  // process may use, less a margin: capacity.hpp).
+  std::vector<std::string> costs;
+  double cpu_budget = 0;
   // The most streams that may wait for a place (files, list streams beyond --max-streams);
   // a put beyond it is 503. 0: no cap.
   std::size_t max_waiting = 1000;

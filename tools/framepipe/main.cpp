@@ -14,6 +14,7 @@
 #include "tools/framepipe/interrupt.hpp"
 #include "tools/framepipe/reload_signal.hpp"
 #include "tools/framepipe/masked_logs.hpp"
+#include "tools/framepipe/bench/pipeline_bench.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
 #include "tools/framepipe/bench/bench_command.hpp"
 #endif
@@ -106,6 +107,17 @@ int main(int argc, char** argv) {
                         "Keep the streams in this file (written on every change, read at start: a restart brings them back)");
   serve_cmd->add_option("--max-streams", serve.max_streams,
                         "At most N streams at once (default, or 0: as many as this machine's memory holds)");
+  serve_cmd->add_option("--cost", serve.costs,
+                        "What a stream of a template costs: TEMPLATE=FILE, the JSON of `framepipe bench --pipeline "
+                        "TEMPLATE.yaml --json FILE` (repeatable). Its streams then take their cores, GPU time and "
+                        "memory from the budget, and one that does not fit is refused (503 capacity, naming the "
+                        "resource) or waits (docs/sizing.md)")
+      ->type_name("TEMPLATE=FILE")
+      ->allow_extra_args(false);
+  serve_cmd->add_option("--cpu-budget", serve.cpu_budget,
+                        "Cores the streams may keep busy (default, or 0: the cores this process may use, by its "
+                        "affinity and cgroup quota, less a tenth, at least one)")
+      ->check(CLI::Range(0.0, 100000.0));
   serve_cmd->add_option("--max-waiting", serve.max_waiting,
                         "At most N streams waiting for a place (file inputs, stream-list streams beyond --max-streams); "
                         "a put beyond it is refused with 503 (0: no limit)")
@@ -171,16 +183,19 @@ int main(int argc, char** argv) {
   auto* probe_cmd = app.add_subcommand("probe", "Show the streams of a file or URI and the decoder framepipe would use");
   probe_cmd->add_option("URI", probe_uri, "File, rtsp://, v4l2:// or testsrc:// URI")->required();
 
+  fp::cli::PipelineBenchArguments pipeline_bench;
 #ifdef FRAMEPIPE_WITH_CUDA
   fp::cli::BenchArguments bench;
-  auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel with CUDA events (table and JSON)");
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Time every CUDA kernel with CUDA events, or (--pipeline) measure what a stream of a pipeline costs "
+               "and how many this machine carries (table and JSON)");
   bench_cmd->add_option("--stage", bench.stages, "Only this stage's kernels (repeatable)")->type_name("STAGE");
   bench_cmd->add_option("--size", bench.sizes, "Frame size WxH (repeatable; default 1280x720 1920x1080 3840x2160)")
       ->type_name("WxH");
   bench_cmd->add_option("--runs", bench.runs, "Timed runs per kernel (median and min are reported)")
       ->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
-  bench_cmd->add_option("--json", bench.json, "Write the results as JSON");
+  std::string& bench_json = bench.json;
   bench_cmd
       ->add_option("--bounds", bench.bounds,
                    "What bounds each kernel (SM, memory or SFU throughput, % of peak): ncu (Nsight Compute profiles "
@@ -196,10 +211,32 @@ int main(int argc, char** argv) {
                       "Internal: time thinning once per tiling of its kernel (for tuning its cost model)")
       ->group("");
 #else
-  // Listed in every build, so that asking for it says why it cannot run here.
-  auto* bench_cmd = app.add_subcommand("bench", "Time every CUDA kernel (needs a build with CUDA)");
-  bench_cmd->allow_extras();
+  // Listed in every build: --pipeline runs anywhere; the kernels' timing says why it cannot.
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Measure what a stream of a pipeline costs and how many this machine carries (--pipeline); timing the "
+               "CUDA kernels needs a build with CUDA");
+  std::string bench_json;
 #endif
+  bench_cmd->add_option("--json", bench_json, "Write the results as JSON");
+  bench_cmd->add_option("--pipeline", pipeline_bench.file,
+                        "Run one stream of this pipeline (a serve template too) on its input, or -i, and report what "
+                        "a frame costs (CPU, encoders, GPU, PCIe, memory) and how many streams this machine carries")
+      ->type_name("FILE");
+  bench_cmd->add_option("-i,--input", pipeline_bench.overrides.inputs, "--pipeline: run it on this input instead")
+      ->allow_extra_args(false);
+  bench_cmd->add_option("--set", pipeline_bench.overrides.sets, "--pipeline: set a stage parameter (repeatable)")
+      ->type_name("ID.PARAM=VALUE")
+      ->allow_extra_args(false);
+  bench_cmd->add_option("--device", pipeline_bench.overrides.device, "--pipeline: run it on this device")
+      ->type_name("auto|cpu|cuda|cuda:N");
+  bench_cmd->add_option("--decoder", pipeline_bench.overrides.decoder, "--pipeline: where its inputs are decoded")
+      ->type_name("auto|nvdec|software");
+  bench_cmd->add_option("--seconds", pipeline_bench.seconds,
+                        "--pipeline: seconds measured after 2 s of warm-up (twice over when it encodes: once without "
+                        "its encoders)")
+      ->check(CLI::Range(1.0, 3600.0));
+  bench_cmd->add_flag("--unpaced", pipeline_bench.unpaced,
+                      "--pipeline: frames as fast as they come instead of at the input's rate");
 
   std::string completion_shell;
   auto* completion_cmd = app.add_subcommand(
@@ -251,13 +288,18 @@ int main(int argc, char** argv) {
       fmt::print("{}", fp::cli::man_page(app, FRAMEPIPE_VERSION));
       return fp::cli::kOk;
     }
+    if (*bench_cmd && !pipeline_bench.file.empty()) {
+      pipeline_bench.json = bench_json;
+      return fp::cli::pipeline_bench_command(pipeline_bench);
+    }
 #ifdef FRAMEPIPE_WITH_CUDA
     if (*bench_cmd) return fp::cli::bench_command(bench);
 #else
     if (*bench_cmd) {
       fmt::print(stderr,
                  "framepipe: error: bench times the CUDA kernels, and this build has no CUDA (configure with "
-                 "-DFRAMEPIPE_CUDA=ON where nvcc is installed; --version lists the devices)\n");
+                 "-DFRAMEPIPE_CUDA=ON where nvcc is installed; --version lists the devices); bench --pipeline FILE "
+                 "runs in every build\n");
       return fp::cli::kUsageError;
     }
 #endif
