@@ -17,7 +17,7 @@ EncoderThreadBudget& EncoderThreadBudget::process() {
 EncoderThreadBudget::Lease EncoderThreadBudget::lease(int requested) {
   std::lock_guard lock(mutex_);
   ++encoders_;
-  const int share = std::max(1, static_cast<int>(std::floor(cores_ / encoders_)));
+  const int share = std::max(1, static_cast<int>(std::lround(kThreadsPerCore * cores_ / encoders_)));
   return Lease(this, requested > 0 ? requested : share);
 }
 

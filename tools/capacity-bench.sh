@@ -12,7 +12,8 @@
 #            FFmpeg: the sum of the processes'), for each of PRESETS (veryfast ultrafast).
 #   live     the newest build, paced at 30 fps with drop oldest, for LIVE_SECONDS (60) each, at
 #            the predicted count and around it (LIVE_HIST and LIVE_X264: counts; default the
-#            prediction -2, +0 and +2, and +0 held for LIVE_HOLD_SECONDS (120) with x264):
+#            prediction plus each of LIVE_STEPS_HIST / LIVE_STEPS_X264, "-2 0 2"; with
+#            LIVE_HOLD_SECONDS, the x264 prediction held that long):
 #            dropped %, worst stream's p99 latency.
 #   tools/capacity-bench.sh FRAMEPIPE...   (the last is the newest build; results in $OUT or ./)
 set -uo pipefail
@@ -34,7 +35,7 @@ status=0
 log() { echo "$*" | tee -a "$out/capacity-bench.txt"; }
 
 # As stream-bench's camera clip: testsrc2 with temporal noise, GOP 2 s, no B-frames, 8 Mb/s;
-# the live clip is it three times over (2 minutes... of 20 s clips: 60 s).
+# the live clip is it twelve times over (4 minutes), copied, not re-encoded.
 [ -s camera.mp4 ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30" -frames:v 600 \
   -vf "noise=alls=20:allf=t" -c:v libx264 -preset veryfast -g 60 -bf 0 -b:v 8M -maxrate 8M -bufsize 16M \
   -pix_fmt yuv420p camera.mp4 || exit 1
@@ -124,9 +125,11 @@ if [[ $sections == *" live "* ]]; then
   for p in hist x264; do
     var=LIVE_$(echo $p | tr a-z A-Z)
     counts=${!var:-}
+    steps_var=LIVE_STEPS_$(echo $p | tr a-z A-Z)
     if [ -z "$counts" ] && [ -s "$out/bench-$p.json" ]; then
       k=$(predicted "$out/bench-$p.json")
-      counts="$((k - 2)) $k $((k + 2))"
+      counts=""
+      for step in ${!steps_var:--2 0 2}; do counts="$counts $((k + step))"; done
     fi
     for n in $counts; do [ "$n" -ge 1 ] && live_run "$p" "$n" "$live_seconds"; done
   done

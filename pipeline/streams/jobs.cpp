@@ -224,7 +224,7 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   // streams that fit, which the smaller share raises in turn: a few rounds settle it.
   int jobs = 1;
   for (int round = 0; round < 4; ++round) {
-    footprint.encoder_threads = std::max(1, footprint.cores / std::max(1, jobs * footprint.encoders));
+    footprint.encoder_threads = std::max(1, footprint.cores * 3 / 2 / std::max(1, jobs * footprint.encoders));
     jobs = jobs_that_fit(host, device_free, footprint);
   }
   spdlog::info("--jobs {} (default): {:.0f} MiB available{}, ~{:.0f} MiB a stream of {}x{}{}", jobs,

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -21,24 +22,28 @@ namespace {
 TEST(EncoderThreadBudget, EachEncoderTakesItsShareWhenItOpens) {
   EncoderThreadBudget budget(16);
   auto first = budget.lease();
-  EXPECT_EQ(first.threads(), 16);  // alone: every core
+  EXPECT_EQ(first.threads(), 24);  // alone: x264's own 1.5 a core
   auto second = budget.lease();
-  EXPECT_EQ(second.threads(), 8);
+  EXPECT_EQ(second.threads(), 12);
   auto third = budget.lease(3);  // a stage's own `threads:`, counted among the encoders
   EXPECT_EQ(third.threads(), 3);
   EXPECT_EQ(budget.encoders(), 3);
   std::vector<EncoderThreadBudget::Lease> many;
-  for (int i = 0; i < 20; ++i) many.push_back(budget.lease());
+  for (int i = 0; i < 13; ++i) many.push_back(budget.lease());
+  EXPECT_EQ(many.back().threads(), 2);  // 16 encoders on 16 cores: 1.5 threads a core, rounded
+  for (int i = 0; i < 40; ++i) many.push_back(budget.lease());
   EXPECT_EQ(many.back().threads(), 1);  // at least one, however many share
   many.clear();
   { auto gone = std::move(first); }  // an encoder closes: the next one takes the new share
   EXPECT_EQ(budget.encoders(), 2);
-  EXPECT_EQ(budget.lease().threads(), 5);  // 16 cores / 3 encoders
+  EXPECT_EQ(budget.lease().threads(), 8);  // 1.5 x 16 cores / 3 encoders
   EXPECT_EQ(budget.encoders(), 2);
 }
 
-TEST(EncoderThreadBudget, AFractionOfACoreStillGivesOneThread) {
-  EncoderThreadBudget budget(0.5);
+TEST(EncoderThreadBudget, AFractionOfACoreCountsAsOne) {
+  EncoderThreadBudget budget(0.5);  // a cgroup quota of half a core
+  auto first = budget.lease();
+  EXPECT_EQ(first.threads(), 2);  // 1.5, rounded
   EXPECT_EQ(budget.lease().threads(), 1);
 }
 
@@ -80,8 +85,8 @@ TEST(EncoderThreads, X264RunsTheThreadsItIsGiven) {
   const int open_before = EncoderThreadBudget::process().encoders();
   auto shared = open_x264(0);
   EXPECT_EQ(EncoderThreadBudget::process().encoders(), open_before + 1);
-  EXPECT_EQ(shared->threads(),
-            std::max(1, static_cast<int>(EncoderThreadBudget::process().cores() / (open_before + 1))));
+  EXPECT_EQ(shared->threads(), std::max(1, static_cast<int>(std::lround(1.5 * EncoderThreadBudget::process().cores() /
+                                                                        (open_before + 1)))));
   shared->close();
   EXPECT_EQ(EncoderThreadBudget::process().encoders(), open_before);
 }

@@ -174,6 +174,31 @@ TEST(ServeStartup, AStateFileThatIsALinkIsRefusedAndNeitherItNorItsTargetChanges
   EXPECT_EQ(bytes_of(target), bytes);
 }
 
+// --cost TEMPLATE=FILE that cannot be used: a usage error naming the option and what is
+// wrong (no such template, no such file, not a bench --pipeline result, a key missing).
+TEST(ServeStartup, ACostThatCannotBeUsedIsRefusedNamingIt) {
+  TempDir dir("serve-start-cost");
+  const fs::path good = write_file(
+      dir / "good.json", R"({"cost": {"fps": 30, "cpu_ms": 10, "gpu_ms": 0, "host_bytes": 1e6, "device_bytes": 0}})");
+  const fs::path not_json = write_file(dir / "notes.txt", "about two cores a stream");
+  const fs::path no_gpu = write_file(dir / "partial.json", R"({"cost": {"fps": 30, "cpu_ms": 10}})");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"nosuch=" + good.string(), "no template named nosuch"},
+      {"smooth", "expected TEMPLATE=FILE"},
+      {"smooth=" + (dir / "missing.json").string(), (dir / "missing.json").string()},
+      {"smooth=" + not_json.string(), not_json.string() + ": not a framepipe bench --pipeline result"},
+      {"smooth=" + no_gpu.string(), no_gpu.string() + ": cost.gpu_ms: a number is required"},
+  };
+  for (const auto& [cost, message] : cases) {
+    SCOPED_TRACE(cost);
+    const Start start = start_serve(dir, {"--cost", cost});
+    EXPECT_EQ(start.exit_code, 2) << start.output;
+    EXPECT_TRUE(has(start.output, "--cost")) << start.output;
+    EXPECT_TRUE(has(start.output, message)) << start.output;
+  }
+  EXPECT_TRUE(start_serve(dir, {"--cost", "smooth=" + good.string()}).ready);
+}
+
 // The state file holds input URIs with their passwords. A parse error says where (line and
 // column) and why, and never quotes the file: a file cut short inside a password ends the
 // quote before the '@' that masking looks for, and printed "rtsp://admin:s3cr" as it was.

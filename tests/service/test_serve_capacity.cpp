@@ -1,0 +1,79 @@
+// Admission by cost against a real `framepipe serve` (issue 33): a template's stream costs
+// what its recorded `framepipe bench --pipeline` result says (--cost), and the streams may
+// use --cpu-budget cores. The budget is given and the cost recorded, so that nothing here
+// depends on how fast this (sanitized, 2-core) machine runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/service/curl_client.hpp"
+#include "tests/service/serve_process.hpp"
+#include "tests/time_bound.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kEndlessCamera = "testsrc://64x48@30?frames=0";
+
+// Recorded on a 2-core machine: a 640x360 camera-like stream denoised on the CPU and
+// encoded, ~2.3 cores a stream at 30 fps.
+const fs::path kRecordedCost = fs::path(FRAMEPIPE_SOURCE_DIR) / "tests/service/data/denoise-640x360-cpu.bench.json";
+
+double recorded_cores(const fs::path& bench_json) {
+  std::ifstream in(bench_json);
+  const json doc = json::parse(in);
+  return doc["cost"]["cpu_ms"].get<double>() / 1000 * doc["cost"]["fps"].get<double>();
+}
+
+double gauge_value(const std::string& text, const std::string& series) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  return -1;
+}
+
+// Two streams' worth and a half of the budget holds two: the third live stream is refused,
+// 503 naming cpu_encode with the budget and what is used; /v1/info and /metrics say the
+// same; once a stream is removed, one more fits.
+TEST(ServeCapacity, AStreamBeyondTheCpuBudgetIsRefusedNamingTheResource) {
+  const double each = recorded_cores(kRecordedCost);
+  ASSERT_GT(each, 0.5);  // the recorded cost dominates what the test's own streams burn
+  const double budget = 2.5 * each;
+  ServeProcess server("capacity-budget",
+                      {.extra_args = {"--cost", "smooth=" + kRecordedCost.string(), "--cpu-budget", std::to_string(budget)}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  ASSERT_EQ(put_stream(server, "cam1", {{"uri", kEndlessCamera}}).status, 201);
+  ASSERT_EQ(put_stream(server, "cam2", {{"uri", kEndlessCamera}}).status, 201);
+  const HttpReply refused = put_stream(server, "cam3", {{"uri", kEndlessCamera}});
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  const json body = refused.json();
+  EXPECT_EQ(body.value("error", ""), "capacity") << refused.body;
+  EXPECT_EQ(body.value("resource", ""), "cpu_encode") << refused.body;
+  EXPECT_NEAR(body.value("budget", 0.0), budget, 1e-3) << refused.body;
+  EXPECT_NEAR(body.value("used", 0.0), 2 * each, 0.5) << refused.body;
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam3")).status, 404);
+
+  const json info = curl("GET", server.url("/v1/info")).json();
+  EXPECT_NEAR(info["capacity_budget"]["budget"].value("cpu_encode", 0.0), budget, 1e-3) << info.dump();
+  EXPECT_GE(info["capacity_budget"]["used"].value("cpu_encode", 0.0), 2 * each - 1e-6) << info.dump();
+  EXPECT_EQ(info["capacity_budget"]["used"].value("streams", 0.0), 2) << info.dump();
+  const std::string metrics = curl("GET", server.url("/metrics")).body;
+  EXPECT_NEAR(gauge_value(metrics, R"(framepipe_capacity_budget{resource="cpu_encode"})"), budget, 1e-3) << metrics;
+  EXPECT_GE(gauge_value(metrics, R"(framepipe_capacity_used{resource="cpu_encode"})"), 2 * each - 1e-6) << metrics;
+
+  ASSERT_EQ(curl("DELETE", server.url("/v1/streams/cam1")).status, 202);
+  // The place frees when cam1's outputs are finalized: then cam3 fits.
+  ASSERT_TRUE(eventually([&] { return put_stream(server, "cam3", {{"uri", kEndlessCamera}}).status == 201; }, 20,
+                         std::chrono::milliseconds(100)))
+      << server.log();
+}
+
+}  // namespace
+}  // namespace fp::test
