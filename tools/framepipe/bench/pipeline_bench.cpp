@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/frame_context.hpp"
 #include "core/process_usage.hpp"
 #include "core/usable_cores.hpp"
 #include "media/probe.hpp"
@@ -35,6 +36,9 @@
 #include "stages/text_output.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
+#ifdef FRAMEPIPE_WITH_CUDA
+#include "cuda/spin.hpp"
+#endif
 
 namespace fp::cli {
 
@@ -48,6 +52,9 @@ using Clock = std::chrono::steady_clock;
 // first frame went through.
 constexpr double kWarmupSeconds = 2;
 constexpr auto kSampleEvery = std::chrono::milliseconds(50);
+// The spin each frame's GPU work queues behind in the run that times the kernels: longer than
+// the host takes to launch a frame's work (~0.3 ms for the five stages).
+constexpr double kLaunchCoverMicroseconds = 2000;
 // Fewer frames than this measured say nothing reliable.
 constexpr std::int64_t kFewestFrames = 10;
 
@@ -89,7 +96,7 @@ struct Measured {
 // Runs `definition` until `seconds` past the warm-up (or its input's end, or Ctrl-C), and
 // measures the window between. `slots`: frames in flight on a GPU.
 Measured measure_run(const PipelineDefinition& definition, const Device& device, double seconds, bool paced,
-                     int slots, const std::atomic<bool>& interrupt) {
+                     int slots, const std::atomic<bool>& interrupt, RunHooks hooks = {}) {
   const bool gpu = device.kind == DeviceKind::Cuda;
   const std::size_t rss_before = resident_bytes();
   const std::size_t free_before = gpu ? gpu_free_memory_bytes(device.ordinal) : 0;
@@ -99,6 +106,7 @@ Measured measure_run(const PipelineDefinition& definition, const Device& device,
   RunOptions options;
   options.realtime = paced;
   options.slots = slots;
+  options.hooks = std::move(hooks);
   options.drop = definition.drop;
   options.stop = &stop;
   options.monitor = &monitor;
@@ -279,13 +287,20 @@ int pipeline_bench_command(const PipelineBenchArguments& args) {
                                          "give --seconds more, or an input with more frames",
                                          args.file, full.frames));
   // Again without the encoders, as fast as the input comes and one frame in flight: what the
-  // encoders cost is the difference, and the kernels' time is measured on a busy GPU. At a
-  // stream's own rate a GPU is idle 97% of the time and runs at lower clocks, which made the
-  // five stages' kernels ~28% slower on an H200 (0.93 ms a frame against 0.73) than on a GPU
-  // busy with 40 streams, the state the count is for. One frame in flight, so that the
-  // kernels of two frames never overlap within one stage's timing.
+  // encoders cost is the difference, and the kernels' time is measured as a GPU busy with
+  // many streams runs them. At one stream's rate a GPU is idle 97% of the time and clocks
+  // down, and each stage's events span the gaps while the host launches its kernels one by
+  // one (a GPU with many streams has the next ones queued): on an H200 the five stages
+  // measured 0.91 ms a frame that way, 0.85 unpaced, against 0.73 for their kernels alone.
+  // So each frame's work queues behind a spin kernel that outlasts its launches: the stages
+  // then run back to back, on a GPU kept busy. One frame in flight, so that no two frames'
+  // kernels overlap within one stage's timing.
+  RunHooks queued;
+#ifdef FRAMEPIPE_WITH_CUDA
+  if (gpu) queued.before_upload = [](FrameContext& context) { cuda::spin(kLaunchCoverMicroseconds, context.stream); };
+#endif
   const Measured bare = measure_run(load_with(args, bench_sets(as_written, scratch.path(), false)), device,
-                                    args.seconds, false, 1, interrupt);
+                                    args.seconds, false, 1, interrupt, queued);
   if (bare.interrupted) return kInterrupted;
   const bool bare_counts = bare.frames >= kFewestFrames;
 
