@@ -1,0 +1,81 @@
+// `framepipe bench --pipeline`: one stream of a pipeline measured on a real run (here on the
+// CPU: its encoders are what a CPU machine runs out of), as a table and as the JSON whose
+// `cost` serve --cost reads. The pipeline's own outputs are never written: the bench encodes
+// into a temporary folder of its own, removed after.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "tests/e2e/cli_runner.hpp"
+
+namespace fp::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::set<std::string> bench_scratch_folders() {
+  std::set<std::string> found;
+  const char* tmp = std::getenv("TMPDIR");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", ec))
+    if (entry.path().filename().string().rfind("framepipe-bench-", 0) == 0) found.insert(entry.path().string());
+  return found;
+}
+
+TEST(BenchPipelineCli, MeasuresAStreamAndSaysHowManyFit) {
+  TempDir dir("bench-pipeline");
+  std::ofstream(dir / "camera.yaml") << R"(device: cpu
+input: testsrc://160x120@30?noise=5
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: '{stream}.mkv', preset: ultrafast}
+  - {id: hist, type: luma_histogram, input: smooth, output: null}
+)";
+  const auto before = bench_scratch_folders();
+  const auto result = run_framepipe({"bench", "--pipeline", "camera.yaml", "--seconds", "1", "--json", "cost.json"}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const char* line : {"per frame", "CPU, the whole process", "the 1 encoder", "per stream at 30.00 fps",
+                           "cpu_encode", "this machine carries"})
+    EXPECT_NE(result.output.find(line), std::string::npos) << line << "\n" << result.output;
+
+  std::ifstream in(dir / "cost.json");
+  const json doc = json::parse(in);
+  EXPECT_EQ(doc["device"], "cpu");
+  EXPECT_EQ(doc["encoders"], 1);
+  EXPECT_GT(doc["frames"].get<int>(), 10);
+  const json& cost = doc["cost"];
+  EXPECT_DOUBLE_EQ(cost["fps"].get<double>(), 30.0);  // the input's own rate
+  EXPECT_GT(cost["cpu_ms"].get<double>(), 0.0);
+  EXPECT_EQ(cost["gpu_ms"].get<double>(), 0.0);
+  EXPECT_GE(cost["host_bytes"].get<double>(), 0.0);
+  EXPECT_TRUE(doc["cpu_ms"]["encoders"].is_number()) << doc.dump(2);
+  // The count is the budget over a stream's cores, here where the cores run out first.
+  const double each = cost["cpu_ms"].get<double>() / 1000 * 30;
+  const double budget = doc["budget"]["cpu_encode"].get<double>();
+  EXPECT_EQ(doc["limited_by"], "cpu_encode") << doc.dump(2);
+  EXPECT_EQ(doc["streams"].get<int>(), static_cast<int>(budget / each * (1 + 1e-9))) << doc.dump(2);
+  EXPECT_TRUE(doc["budget"]["gpu"].is_null());  // no GPU, no GPU budget
+
+  // Nothing of the pipeline's own outputs, and no scratch folder left behind.
+  EXPECT_FALSE(fs::exists(dir / "out.mkv"));
+  EXPECT_FALSE(fs::exists(dir / "input.mkv"));
+  EXPECT_EQ(bench_scratch_folders(), before);
+}
+
+TEST(BenchPipelineCli, APipelineThatCannotRunIsAnErrorNamingIt) {
+  TempDir dir("bench-pipeline-bad");
+  auto result = run_framepipe({"bench", "--pipeline", "missing.yaml", "--seconds", "1"}, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("missing.yaml"), std::string::npos) << result.output;
+  result = run_framepipe({"bench", "--pipeline", "missing.yaml", "--seconds", "0"}, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--seconds"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace fp::test
