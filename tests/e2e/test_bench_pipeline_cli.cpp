@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/cli_runner.hpp"
 
@@ -75,6 +76,44 @@ TEST(BenchPipelineCli, APipelineThatCannotRunIsAnErrorNamingIt) {
   result = run_framepipe({"bench", "--pipeline", "missing.yaml", "--seconds", "0"}, dir.path());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("--seconds"), std::string::npos) << result.output;
+}
+
+// run --cost: live inputs that the budget cannot carry together are refused before anything
+// runs, naming how many fit; file inputs wait until their cost fits (one at a time here).
+TEST(BenchPipelineCli, RunAdmitsItsStreamsByCost) {
+  TempDir dir("run-cost");
+  std::ofstream(dir / "smooth.yaml") << R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: '{stream}.mkv', preset: ultrafast}
+)";
+  // A stream of it costs one core (as a bench --pipeline result says it: 33.3 ms a frame at 30 fps).
+  std::ofstream(dir / "cost.json")
+      << R"({"cost": {"fps": 30, "cpu_ms": 33.333333, "gpu_ms": 0, "host_bytes": 1e6, "device_bytes": 0}})";
+  const std::vector<std::string> live = {"run", "smooth.yaml", "-i", "testsrc://64x48@30?frames=0&noise=1",
+                                         "-i", "testsrc://64x48@30?frames=0&noise=2", "-i",
+                                         "testsrc://64x48@30?frames=0&noise=3", "--cost", "cost.json"};
+  auto args = live;
+  args.insert(args.end(), {"--cpu-budget", "2"});
+  auto result = run_framepipe(args, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--cost cost.json: 3 of the inputs are live"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("carries 2 such streams (cpu_encode runs out first"), std::string::npos)
+      << result.output;
+  EXPECT_FALSE(fs::exists(dir / "noise1.mkv"));
+
+  // Files: three, a core each, one core of budget: one at a time, every one written.
+  result = run_framepipe({"run", "smooth.yaml", "-i", "testsrc://64x48@30?frames=4&noise=1", "-i",
+                          "testsrc://64x48@30?frames=4&noise=2", "-i", "testsrc://64x48@30?frames=4&noise=3",
+                          "--cost", "cost.json", "--cpu-budget", "1", "--stats-json", "stats.json", "-q"},
+                         dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream in(dir / "stats.json");
+  const json stats = json::parse(in);
+  EXPECT_EQ(stats["max_concurrent_streams"], 1) << stats.dump(2);
+  EXPECT_EQ(stats["streams"].size(), 3u);
+  for (const auto& stream : stats["streams"]) EXPECT_EQ(stream["frames"], 4) << stats.dump(2);
 }
 
 }  // namespace

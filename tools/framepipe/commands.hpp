@@ -25,6 +25,10 @@ struct RunArguments {
   int jobs = -1;  // several streams: at most this many at once; 0: derived from memory; -1: the file's `jobs`
   std::string metrics;  // serve Prometheus metrics there while the run lasts: "PORT" (loopback) or "HOST:PORT"
   std::string shard;    // "I/N" or "auto": run only the inputs whose rendezvous owner is I; "": all
+  // Several inputs: what a stream of this pipeline costs (a bench --pipeline --json result),
+  // and the cores the streams may keep busy (0: the usable cores less a margin).
+  std::string cost;
+  double cpu_budget = 0;
 };
 
 // `framepipe serve`: the options of serve_command.cpp.

@@ -67,6 +67,15 @@ int main(int argc, char** argv) {
                       "(default, or 0: as many as this machine's free memory, and a GPU's, holds; live inputs "
                       "always run; overrides the file's `jobs`)")
       ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--cost", run.cost,
+                      "With several inputs: what a stream of this pipeline costs, the JSON of `framepipe bench "
+                      "--pipeline FILE --json COST`. Live inputs that the machine's budget cannot carry are refused "
+                      "before anything runs; the other inputs wait until their cost fits (docs/sizing.md)")
+      ->type_name("COST");
+  run_cmd->add_option("--cpu-budget", run.cpu_budget,
+                      "With --cost: the cores the streams may keep busy (default, or 0: the cores this process may "
+                      "use, less a tenth)")
+      ->check(CLI::Range(0.0, 100000.0));
   run_cmd->add_flag("--fail-fast", run.fail_fast,
                     "With several inputs: the first stream that fails stops the others (default: they go on)");
   run_cmd->add_option("--metrics", run.metrics,

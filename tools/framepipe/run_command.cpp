@@ -21,6 +21,7 @@
 #include "pipeline/engine/executor.hpp"
 #include "pipeline/engine/output_paths.hpp"
 #include "pipeline/stream_list/shard_streams.hpp"
+#include "pipeline/streams/capacity.hpp"
 #include "pipeline/streams/jobs.hpp"
 #include "pipeline/streams/definition_streams.hpp"
 #include "pipeline/streams/manager.hpp"
@@ -30,6 +31,7 @@
 #include "service/stream_metrics.hpp"
 #include "stages/registry.hpp"
 #include "stages/text_output.hpp"
+#include "tools/framepipe/capacity_options.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 
@@ -83,6 +85,31 @@ struct ManagedStreams {
   std::exception_ptr first_failure;
 };
 
+// --cost: what a stream costs and what the machine has.
+struct RunCapacity {
+  PipelineCost cost;
+  CapacityBudget budget;
+};
+
+// --cost, checked before anything runs: the live inputs (which never wait: each takes its
+// place at once) must fit the budget together, or the run is a usage error saying how many
+// do. The others wait for room as for a place.
+std::optional<RunCapacity> run_capacity(const RunArguments& args, const std::vector<Device>& devices,
+                                        const std::vector<bool>& endless) {
+  if (args.cost.empty()) return std::nullopt;
+  RunCapacity capacity{read_cost_file("--cost", args.cost), machine_budget_for(args.cpu_budget, devices)};
+  const int live = static_cast<int>(std::count(endless.begin(), endless.end(), true));
+  const StreamsThatFit fit = streams_that_fit(capacity.budget, capacity.cost.load());
+  if (live > std::max(fit.streams, 1))
+    throw UsageError(fmt::format(
+        "--cost {}: {} of the inputs are live and never end, and this machine's budget carries {} such streams "
+        "({} runs out first: {} a stream, {} in all{}); run fewer, or on more machines (--shard)",
+        args.cost, live, fit.streams, capacity_resource_name(fit.limit),
+        fmt::format("{:.3g}", capacity.cost.load().of(fit.limit)), fmt::format("{:.3g}", capacity.budget.of(fit.limit)),
+        fit.limit == CapacityResource::CpuEncode ? " cores, --cpu-budget" : ""));
+  return capacity;
+}
+
 // The run's streams, run by the stream manager as serve's are, with run's policy: stream i
 // of the definition is spec i (in order, spread over the devices in turn), at most `jobs`
 // at once (live inputs take places beyond it: resolve_stream_jobs left room), no restarts,
@@ -90,7 +117,8 @@ struct ManagedStreams {
 // the rest. Returns once every stream has ended, or the signal stopped them (each started
 // stream's outputs finalized; those still waiting never start).
 ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefinition& definition,
-                                   const std::vector<Device>& devices, const RunOptions& options, std::size_t jobs) {
+                                   const std::vector<Device>& devices, const RunOptions& options, std::size_t jobs,
+                                   const std::optional<RunCapacity>& capacity = std::nullopt) {
   constexpr auto kWatchInterval = std::chrono::milliseconds(20);
   const auto streams = std::make_shared<const DefinitionStreams>(definition, options.max_frames);
   StreamManagerOptions manager_options;
@@ -104,6 +132,10 @@ ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefin
   manager_options.keep_earlier_outputs = false;
   manager_options.log_changes = false;
   manager_options.supervisor_thread = false;  // this thread looks, below
+  if (capacity) {
+    manager_options.template_costs = {{definition.file, capacity->cost}};
+    manager_options.budget = capacity->budget;
+  }
   StreamManager manager(std::move(manager_options));
   std::optional<RunMetricsEndpoint> metrics;
   if (const auto listen = metrics_address(args)) metrics.emplace(manager, devices, *listen, args.quiet);
@@ -174,7 +206,8 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   const auto started = std::chrono::steady_clock::now();
   RunOptions stream_options = options;
   stream_options.progress = false;  // one line per stream would garble the terminal
-  const StreamsReport report = run_managed_streams(args, definition, devices, stream_options, jobs).report;
+  const auto capacity = run_capacity(args, devices, endless);
+  const StreamsReport report = run_managed_streams(args, definition, devices, stream_options, jobs, capacity).report;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   bool failed = false;
   bool interrupted = report.interrupted;

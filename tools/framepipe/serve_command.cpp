@@ -19,22 +19,19 @@
 #include <thread>
 #include <vector>
 
-#include "core/small_file.hpp"
-#include "core/usable_cores.hpp"
 #include "pipeline/definition/config_error.hpp"
 #include "pipeline/engine/device.hpp"
 #include "pipeline/stream_list/list.hpp"
 #include "pipeline/stream_list/list_sync.hpp"
 #include "pipeline/stream_list/shard.hpp"
 #include "pipeline/streams/capacity.hpp"
-#include "pipeline/streams/jobs.hpp"
 #include "pipeline/streams/manager.hpp"
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"
 #include "service/listen_address.hpp"
 #include "service/metrics.hpp"
 #include "service/status_page.hpp"
-#include "stages/gpu_devices.hpp"
+#include "tools/framepipe/capacity_options.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 #include "tools/framepipe/reload_signal.hpp"
@@ -132,43 +129,25 @@ RestartPolicy restart_policy(const ServeArguments& args) {
 // naming the option otherwise.
 std::map<std::string, PipelineCost> template_costs(const ServeArguments& args,
                                                    const std::map<std::string, fs::path>& templates) {
-  constexpr std::size_t kLargestCostFile = 1 << 20;
   std::map<std::string, PipelineCost> costs;
   for (const auto& text : args.costs) {
     const auto equals = text.find('=');
     if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
       throw UsageError(fmt::format("--cost {}: expected TEMPLATE=FILE", text));
     const std::string name = text.substr(0, equals);
-    const std::string file = text.substr(equals + 1);
     if (!templates.contains(name))
       throw UsageError(fmt::format("--cost {}: no template named {} (the templates are the pipeline files' stems)",
                                    text, name));
-    try {
-      costs[name] = pipeline_cost_from_json(read_small_file(file, kLargestCostFile), file);
-    } catch (const SmallFileError& e) {
-      throw UsageError(fmt::format("--cost {}: {}", text, e.what()));
-    } catch (const std::runtime_error& e) {
-      throw UsageError(fmt::format("--cost {}", e.what()));
-    }
+    costs[name] = read_cost_file("--cost " + text, text.substr(equals + 1));
   }
   return costs;
-}
-
-// What the streams may use: --cpu-budget (or the usable cores less a margin), 80% of the
-// host memory available now, and of the GPUs' free memory, 90% of their time.
-CapacityBudget capacity_budget(const ServeArguments& args, const std::vector<Device>& devices) {
-  std::vector<std::size_t> gpu_free;
-  for (const auto& device : devices)
-    if (device.kind == DeviceKind::Cuda) gpu_free.push_back(gpu_free_memory_bytes(device.ordinal));
-  const double cores = args.cpu_budget > 0 ? args.cpu_budget : default_cpu_budget(usable_cores());
-  return machine_budget(cores, gpu_free, host_memory().available);
 }
 
 StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::string, fs::path> templates,
                                      std::vector<Device> devices) {
   StreamManagerOptions options;
   options.template_costs = template_costs(args, templates);
-  options.budget = capacity_budget(args, devices);
+  options.budget = machine_budget_for(args.cpu_budget, devices);
   options.pipelines = std::move(templates);
   for (const auto& root : args.allow_roots) options.roots.allow_roots.push_back(fs::absolute(root));
   options.roots.output_root = output_root(args);

@@ -1,0 +1,34 @@
+#include "tools/framepipe/capacity_options.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/small_file.hpp"
+#include "core/usable_cores.hpp"
+#include "pipeline/definition/config_error.hpp"
+#include "pipeline/streams/jobs.hpp"
+#include "stages/gpu_devices.hpp"
+
+namespace fp::cli {
+
+PipelineCost read_cost_file(const std::string& option, const std::string& file) {
+  constexpr std::size_t kLargestCostFile = 1 << 20;
+  try {
+    return pipeline_cost_from_json(read_small_file(file, kLargestCostFile), file);
+  } catch (const SmallFileError& e) {
+    throw UsageError(fmt::format("{}: {}: {}", option, file, e.what()));
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+CapacityBudget machine_budget_for(double cpu_budget, const std::vector<Device>& devices) {
+  std::vector<std::size_t> gpu_free;
+  for (const auto& device : devices)
+    if (device.kind == DeviceKind::Cuda) gpu_free.push_back(gpu_free_memory_bytes(device.ordinal));
+  const double cores = cpu_budget > 0 ? cpu_budget : default_cpu_budget(usable_cores());
+  return machine_budget(cores, gpu_free, host_memory().available);
+}
+
+}  // namespace fp::cli
