@@ -6,7 +6,9 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "pipeline/definition/config_error.hpp"
 #include "stages/registry.hpp"
 #include "tools/framepipe/cli_docs/bash_completion.hpp"
 #include "tools/framepipe/cli_docs/man_page.hpp"
@@ -224,6 +226,9 @@ int main(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand(
       "bench", "Measure what a stream of a pipeline costs and how many this machine carries (--pipeline); timing the "
                "CUDA kernels needs a build with CUDA");
+  // The kernels' options (--runs, --stage, ...) are taken, so that asking for them says why
+  // this build cannot, rather than that they are unknown.
+  bench_cmd->allow_extras();
   std::string bench_json;
 #endif
   bench_cmd->add_option("--json", bench_json, "Write the results as JSON");
@@ -298,6 +303,9 @@ int main(int argc, char** argv) {
       return fp::cli::kOk;
     }
     if (*bench_cmd && !pipeline_bench.file.empty()) {
+      if (!bench_cmd->remaining().empty())
+        throw fp::UsageError(fmt::format("bench --pipeline: these options time the CUDA kernels, not a pipeline: {}",
+                                         fmt::join(bench_cmd->remaining(), " ")));
       pipeline_bench.json = bench_json;
       return fp::cli::pipeline_bench_command(pipeline_bench);
     }
