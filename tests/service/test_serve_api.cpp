@@ -274,6 +274,11 @@ TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
 
   const std::string add = json{{"key", "sensor"}, {"value", {{"camera_id", "door"}, {"camera_url", kEndless}}}}.dump();
   ASSERT_EQ(curl_with_body("POST", server.url("/api/v1/stream/add"), add).status, 200);
+  // Once running: `since` follows the state, and starting -> running is the stream's own
+  // change, not the retry's (a sanitized build may still be starting it at the first GET).
+  ASSERT_TRUE(eventually([&] { return curl("GET", server.url("/v1/streams/door")).json().value("state", "") == "running"; },
+                         20, std::chrono::milliseconds(50)))
+      << server.log();
   const std::string door_since = curl("GET", server.url("/v1/streams/door")).json().value("since", "");
   const auto added_again = curl_with_body("POST", server.url("/api/v1/stream/add"), add);
   EXPECT_EQ(added_again.status, 200) << added_again.body;
