@@ -7,6 +7,10 @@
 
 namespace fp {
 
+int x264_thread_share(double cores, int encoders) {
+  return std::max(1, static_cast<int>(std::lround(EncoderThreadBudget::kThreadsPerCore * cores / std::max(encoders, 1))));
+}
+
 EncoderThreadBudget::EncoderThreadBudget(double cores) : cores_(std::max(1.0, cores)) {}
 
 EncoderThreadBudget& EncoderThreadBudget::process() {
@@ -17,8 +21,7 @@ EncoderThreadBudget& EncoderThreadBudget::process() {
 EncoderThreadBudget::Lease EncoderThreadBudget::lease(int requested) {
   std::lock_guard lock(mutex_);
   ++encoders_;
-  const int share = std::max(1, static_cast<int>(std::lround(kThreadsPerCore * cores_ / encoders_)));
-  return Lease(this, requested > 0 ? requested : share);
+  return Lease(this, requested > 0 ? requested : x264_thread_share(cores_, encoders_));
 }
 
 int EncoderThreadBudget::encoders() const {

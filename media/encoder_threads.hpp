@@ -16,6 +16,9 @@
 
 namespace fp {
 
+// x264's threads for one of `encoders` sharing `cores`: 1.5 a core shared, rounded, at least 1.
+int x264_thread_share(double cores, int encoders);
+
 class EncoderThreadBudget {
  public:
   static constexpr double kThreadsPerCore = 1.5;

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <string_view>
-
 #include "pipeline/streams/template.hpp"
 #include "service/json_response.hpp"
 #include "service/snapshot_jpeg.hpp"
@@ -32,8 +30,6 @@ json status_or_404(StreamManager& manager, const std::string& name) {
 
 }  // namespace
 
-constexpr std::string_view kCapacityWord = "capacity";
-
 // A PUT, whatever route it came by (the DeepStream add too): refused while draining, the
 // capacity refusal with its number, the stream as it now is.
 json put_stream(ServiceContext& context, const StreamSpec& spec, int& status) {
@@ -41,22 +37,16 @@ json put_stream(ServiceContext& context, const StreamSpec& spec, int& status) {
   try {
     const auto outcome = context.manager.put(spec);
     status = outcome == StreamManager::PutOutcome::Created ? 201 : 200;
-  } catch (const StreamRejected& e) {
-    const std::string what = e.what();
-    if (e.status() == 503 && what.rfind(kCapacityWord, 0) == 0) {
-      // "capacity" (the cap) or "capacity: RESOURCE" (the budget): the resource, and what
-      // the budget has and the streams use of it.
-      const std::string resource = what.size() > kCapacityWord.size() + 2 ? what.substr(kCapacityWord.size() + 2)
-                                                                          : std::string("streams");
-      const ManagerInfo info = context.manager.info();
-      const json capacity = capacity_json(info);
-      throw HttpError(503, "capacity",
-                      {{"resource", resource},
-                       {"max_streams", info.capacity},
-                       {"budget", capacity["budget"].value(resource, json(nullptr))},
-                       {"used", capacity["used"].value(resource, json(nullptr))}});
-    }
-    throw;
+  } catch (const CapacityRejected& e) {
+    // The resource that has no room, what the budget has of it and what the streams use.
+    const std::string& resource = e.resource();
+    const ManagerInfo info = context.manager.info();
+    const json capacity = capacity_json(info);
+    throw HttpError(503, "capacity",
+                    {{"resource", resource},
+                     {"max_streams", info.capacity},
+                     {"budget", capacity["budget"].value(resource, json(nullptr))},
+                     {"used", capacity["used"].value(resource, json(nullptr))}});
   }
   if (const auto now = context.manager.get(spec.name)) return stream_json(*now);
   return {{"name", spec.name}};  // already gone again (a file input that ended at once)

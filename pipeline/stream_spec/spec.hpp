@@ -63,6 +63,9 @@ struct StreamChangeResult {
   Outcome outcome = Outcome::Refused;
   int status = 0;
   std::string error;
+  // Refused for want of room: the resource that has none, as the API names it ("streams",
+  // "cpu_encode", ...); empty for any other refusal.
+  std::string capacity_resource;
 };
 
 // A request the manager refuses: `status` is the HTTP status it deserves (400 bad value,

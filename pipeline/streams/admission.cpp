@@ -56,11 +56,10 @@ void StreamManager::Impl::start_waiting() {
     if (is_waiting(*run)) waiting.push_back(run);
   std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
   for (const auto& run : waiting) {
-    if (const auto short_of = limiter.short_of(run->load)) {
-      run->waiting_for = *short_of;  // and the ones behind it wait their turn
+    if (const auto refused = limiter.admit(run->load)) {
+      run->waiting_for = *refused;  // and the ones behind it wait their turn
       break;
     }
-    if (!limiter.try_admit(run->load)) break;
     run->owns_place = true;
     start(run);
   }
@@ -101,7 +100,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   const bool free_place = !short_of;
   // A live API input needs a place now: its own predecessor's, or a free one.
   if (!own_place && !free_place && plan.endless && spec.source == StreamSource::Api)
-    throw StreamRejected(503, waiting_for_text(*short_of));  // the HTTP layer adds the budget (info())
+    throw CapacityRejected(capacity_resource_name(*short_of), waiting_for_text(*short_of));  // the HTTP layer adds the budget (info())
   // A live command-line stream takes a place beyond the cap (make_put); a file waits behind
   // the others; a live list stream waits for a place to free.
   const bool waits = !own_place && !beyond_cap(spec, plan) &&
@@ -121,7 +120,6 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   // What the run it replaces wrote (or is still writing) is kept: new files beside it.
   keep_earlier_outputs(plan);
   auto run = make_run(spec, std::move(plan));
-  run->load = load;
   if (short_of) run->waiting_for = *short_of;
   files.add(run->id, spec.name, run->plan.files);
   return run;

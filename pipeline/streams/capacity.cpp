@@ -28,16 +28,24 @@ const char* capacity_resource_name(CapacityResource resource) {
   return "streams";
 }
 
-double CapacityLoad::of(CapacityResource resource) const {
+namespace {
+
+// A load and a budget name their resources alike.
+template <class Amounts>
+double amount_of(const Amounts& amounts, CapacityResource resource) {
   switch (resource) {
-    case CapacityResource::Streams: return streams;
-    case CapacityResource::CpuEncode: return cpu_cores;
-    case CapacityResource::Gpu: return gpus;
-    case CapacityResource::Memory: return host_bytes;
-    case CapacityResource::GpuMemory: return device_bytes;
+    case CapacityResource::Streams: return amounts.streams;
+    case CapacityResource::CpuEncode: return amounts.cpu_cores;
+    case CapacityResource::Gpu: return amounts.gpus;
+    case CapacityResource::Memory: return amounts.host_bytes;
+    case CapacityResource::GpuMemory: return amounts.device_bytes;
   }
   return 0;
 }
+
+}  // namespace
+
+double CapacityLoad::of(CapacityResource resource) const { return amount_of(*this, resource); }
 
 CapacityLoad& CapacityLoad::operator+=(const CapacityLoad& other) {
   streams += other.streams;
@@ -58,16 +66,7 @@ CapacityLoad& CapacityLoad::operator-=(const CapacityLoad& other) {
   return *this;
 }
 
-double CapacityBudget::of(CapacityResource resource) const {
-  switch (resource) {
-    case CapacityResource::Streams: return streams;
-    case CapacityResource::CpuEncode: return cpu_cores;
-    case CapacityResource::Gpu: return gpus;
-    case CapacityResource::Memory: return host_bytes;
-    case CapacityResource::GpuMemory: return device_bytes;
-  }
-  return kUnlimited;
-}
+double CapacityBudget::of(CapacityResource resource) const { return amount_of(*this, resource); }
 
 // A tenth of the cores, at least one, is left to the kernel, the service's own threads and
 // whatever else the machine runs; a single core is given whole.

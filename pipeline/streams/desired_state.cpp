@@ -68,14 +68,13 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
     }
     const std::shared_ptr<ManagedRun> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
     run->rejected = rejected;
-    run->load = load_of(entry.spec);
     run->finished_on_disk = entry.finished;
     streams[entry.spec.name] = run;
     files.add(run->id, entry.spec.name, run->plan.files);
     // Drained meanwhile: kept in the desired state (a save must not lose it), never started.
     if (!run->rejected.empty() || run->finished_on_disk || draining) continue;
-    const std::optional<CapacityResource> short_of = limiter.short_of(run->load);
-    if (!short_of && limiter.try_admit(run->load)) {
+    const std::optional<CapacityResource> short_of = limiter.admit(run->load);
+    if (!short_of) {
       run->owns_place = true;
       start(run);
     } else if (run->plan.endless && run->spec.source == StreamSource::Api) {

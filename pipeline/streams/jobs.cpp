@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include "core/usable_cores.hpp"
+#include "media/encoder_threads.hpp"
 #include "media/probe.hpp"
 #include "media/stream_uri.hpp"
 #include "media/testsrc_uri.hpp"
@@ -52,7 +52,7 @@ constexpr double kUsableShare = 0.8;
 constexpr int kProbedStreams = 4;
 
 std::size_t x264_frame_threads(const StreamFootprint& f) {
-  return static_cast<std::size_t>(f.encoder_threads > 0 ? f.encoder_threads : f.cores * 3 / 2);
+  return static_cast<std::size_t>(f.encoder_threads > 0 ? f.encoder_threads : x264_thread_share(f.cores, 1));
 }
 
 std::size_t frame_bytes(const StreamFootprint& f, std::size_t row_alignment) {
@@ -224,7 +224,7 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   // streams that fit, which the smaller share raises in turn: a few rounds settle it.
   int jobs = 1;
   for (int round = 0; round < 4; ++round) {
-    footprint.encoder_threads = std::max(1, footprint.cores * 3 / 2 / std::max(1, jobs * footprint.encoders));
+    footprint.encoder_threads = x264_thread_share(footprint.cores, jobs * footprint.encoders);
     jobs = jobs_that_fit(host, device_free, footprint);
   }
   spdlog::info("--jobs {} (default): {:.0f} MiB available{}, ~{:.0f} MiB a stream of {}x{}{}", jobs,

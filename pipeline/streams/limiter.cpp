@@ -37,11 +37,11 @@ std::optional<CapacityResource> StreamLimiter::short_of(const CapacityLoad& load
   return short_locked(load, extra);
 }
 
-bool StreamLimiter::try_admit(const CapacityLoad& load) {
+std::optional<CapacityResource> StreamLimiter::admit(const CapacityLoad& load) {
   std::lock_guard lock(mutex_);
-  if (short_locked(load, {})) return false;
+  if (const auto refused = short_locked(load, {})) return refused;
   take_place(load);
-  return true;
+  return std::nullopt;
 }
 
 bool StreamLimiter::admit_within(std::chrono::milliseconds wait) {

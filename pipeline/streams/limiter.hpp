@@ -21,8 +21,10 @@ class StreamLimiter {
   // cap >= 1 (0 is taken as 1); the budget's `streams` is the cap.
   explicit StreamLimiter(std::size_t cap, CapacityBudget budget = {});
 
-  // A place now with `load`; false at the cap or when the budget cannot take the load.
-  bool try_admit(const CapacityLoad& load = {});
+  // A place now with `load`, or (nullopt taken as success) the resource that refused it.
+  std::optional<CapacityResource> admit(const CapacityLoad& load);
+  // The same as a yes or no: false at the cap or when the budget cannot take the load.
+  bool try_admit(const CapacityLoad& load = {}) { return !admit(load); }
   // What refuses a place to `load` now, with `extra` (places and loads promised but not yet
   // taken) counted as taken; nullopt when it would get one. The first stream of all gets
   // one whatever its load.

@@ -110,12 +110,16 @@ StreamManager::PutOutcome StreamManager::Impl::make_put(const std::shared_ptr<Ma
     limiter.admit_anyway(run->load);
     place = true;
   }
-  if (!place && (run->plan.endless || !anyone_waiting())) place = limiter.try_admit(run->load);
+  std::optional<CapacityResource> refused;
+  if (!place && (run->plan.endless || !anyone_waiting())) {
+    refused = limiter.admit(run->load);
+    place = !refused;
+  }
   run->predecessor = unfinished_run_named(name);
   // A place taken since the check (a waiting file started meanwhile): on disk already, so
   // listed as the restore lists it rather than refused after the fact.
   if (!place && run->plan.endless && run->spec.source == StreamSource::Api)
-    run->rejected = waiting_for_text(limiter.short_of(run->load).value_or(CapacityResource::Streams));
+    run->rejected = waiting_for_text(refused.value_or(CapacityResource::Streams));
   if (old) {
     old->stop = true;
     retire(old);
@@ -225,6 +229,8 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
       } else {
         results[i].outcome = Outcome::Unchanged;
       }
+    } catch (const CapacityRejected& e) {
+      results[i] = {Outcome::Refused, e.status(), e.what(), e.resource()};
     } catch (const StreamRejected& e) {
       results[i] = {Outcome::Refused, e.status(), e.what()};
     }
@@ -289,7 +295,9 @@ StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
     case StreamChangeResult::Outcome::Created: return PutOutcome::Created;
     case StreamChangeResult::Outcome::Replaced: return PutOutcome::Replaced;
     case StreamChangeResult::Outcome::Unchanged: return PutOutcome::Unchanged;
-    default: throw StreamRejected(result.status, result.error);
+    default:
+      if (!result.capacity_resource.empty()) throw CapacityRejected(result.capacity_resource, result.error);
+      throw StreamRejected(result.status, result.error);
   }
 }
 

@@ -87,6 +87,19 @@ struct StreamManagerOptions {
   bool restore_at_start = true;
 };
 
+// A put refused for want of room (503): the resource that has none, as the API names it
+// (capacity_resource_name). what() is "capacity" (the stream cap) or "capacity: RESOURCE",
+// as a waiting stream's last_error says it.
+class CapacityRejected : public StreamRejected {
+ public:
+  CapacityRejected(std::string resource, const std::string& message)
+      : StreamRejected(503, message), resource_(std::move(resource)) {}
+  const std::string& resource() const { return resource_; }
+
+ private:
+  std::string resource_;
+};
+
 struct ManagerInfo {
   std::size_t capacity = 0;  // max streams
   CapacityBudget budget;     // what the streams may use (capacity: its `streams`)

@@ -23,6 +23,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::make_run(const StreamSpec& spec
   run->id = next_run_id++;
   run->device = options.devices[next_device++ % options.devices.size()];
   run->backoff = RestartBackoff(options.restart);
+  run->load = load_of(spec);
   return run;
 }
 
@@ -64,7 +65,6 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
   next->state = old->state;  // reconnecting, and since when: one state for the whole outage
   next->since = old->since;
   next->finished_on_disk = old->finished_on_disk;
-  next->load = old->load;
   const bool place = old->owns_place.exchange(false);
   streams[name] = next;
   files.add(next->id, name, next->plan.files);

@@ -75,5 +75,22 @@ TEST(ServeCapacity, AStreamBeyondTheCpuBudgetIsRefusedNamingTheResource) {
       << server.log();
 }
 
+// The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
+// and says the cap in its own words.
+TEST(ServeCapacity, AFullWaitingQueueIsRefusedInItsOwnWords) {
+  ServeProcess server("capacity-waiting", {.extra_args = {"--max-streams", "1", "--max-waiting", "1"}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  ASSERT_EQ(put_stream(server, "cam1", {{"uri", kEndlessCamera}}).status, 201);
+  const std::string file = "testsrc://64x48@30?frames=300";
+  ASSERT_EQ(put_stream(server, "file1", {{"uri", file}}).status, 201);
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/file1")).json().value("state", ""), "waiting");
+  const HttpReply refused = put_stream(server, "file2", {{"uri", file}});
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_EQ(refused.json().value("error", ""),
+            "capacity: 1 streams already wait for a place (--max-waiting 1)")
+      << refused.body;
+  EXPECT_FALSE(refused.json().contains("resource")) << refused.body;
+}
+
 }  // namespace
 }  // namespace fp::test

@@ -24,6 +24,7 @@
 #include "tools/framepipe/bench/bench_command.hpp"
 #include "tools/framepipe/bench/ncu_csv.hpp"
 #include "tools/framepipe/bench/ncu_runner.hpp"
+#include "tools/framepipe/bench/scratch_folder.hpp"
 #include "tools/framepipe/commands.hpp"
 
 namespace fp::cli {
@@ -98,15 +99,14 @@ std::optional<std::vector<std::vector<bench::KernelBounds>>> ncu_bounds(const st
                                                                         const BenchArguments& args,
                                                                         const std::string& size,
                                                                         std::size_t expected_cases, std::string& why) {
-  char dir_template[] = "/tmp/framepipe-ncu-XXXXXX";
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir_pattern = tmp && *tmp ? std::string(tmp) + "/framepipe-ncu-XXXXXX" : dir_template;
-  if (!::mkdtemp(dir_pattern.data())) {
-    why = "cannot make a temporary directory for ncu's log";
+  std::optional<bench::ScratchFolder> dir;
+  try {
+    dir.emplace("ncu", "ncu's log");
+  } catch (const std::runtime_error& e) {
+    why = e.what();
     return std::nullopt;
   }
-  const fs::path dir(dir_pattern);
-  const fs::path log = dir / "ncu.csv";
+  const fs::path log = dir->path() / "ncu.csv";
   std::string metrics;
   for (const auto& m : bench::ncu_bound_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   std::vector<std::string> argv = {ncu,         "--csv",      "--print-units",  "base", "--profile-from-start",
@@ -121,11 +121,9 @@ std::optional<std::vector<std::vector<bench::KernelBounds>>> ncu_bounds(const st
     result = bench::run_with_timeout(argv, args.ncu_timeout);
   } catch (const std::exception& e) {
     why = e.what();
-    fs::remove_all(dir);
     return std::nullopt;
   }
   const std::string log_text = read_file(log);
-  fs::remove_all(dir);
   if (!args.ncu_log.empty()) {
     std::ofstream keep(args.ncu_log, std::ios::app);
     keep << log_text << result.output;

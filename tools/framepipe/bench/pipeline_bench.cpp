@@ -34,6 +34,7 @@
 #include "stages/gpu_devices.hpp"
 #include "pipeline/engine/output_paths.hpp"
 #include "stages/text_output.hpp"
+#include "tools/framepipe/bench/scratch_folder.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
 #ifdef FRAMEPIPE_WITH_CUDA
@@ -172,29 +173,6 @@ Measured measure_run(const PipelineDefinition& definition, const Device& device,
   return measured;
 }
 
-// A folder of its own for the outputs the bench writes (encoded to measure the encoders,
-// deleted after): the pipeline's own files are never touched.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/framepipe-bench-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("bench --pipeline: cannot make a temporary folder for the outputs (TMPDIR)");
-    path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 bool discards(const StageDefinition& stage) {
   const std::string output = stage.params.text("output");
   return output.empty() || output == "null";
@@ -278,7 +256,9 @@ int pipeline_bench_command(const PipelineBenchArguments& args) {
   const auto [uri, nominal_fps] = input_of(as_written, interrupt);
   const int encoders = encoders_of(as_written);
 
-  ScratchFolder scratch;
+  // The outputs the bench encodes to measure the encoders, deleted after: the pipeline's own
+  // files are never touched.
+  const bench::ScratchFolder scratch("bench", "bench --pipeline's outputs");
   const Measured full = measure_run(load_with(args, bench_sets(as_written, scratch.path(), true)), device,
                                     args.seconds, !args.unpaced, RunOptions{}.slots, interrupt);
   if (full.interrupted) return kInterrupted;
