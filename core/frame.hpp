@@ -58,17 +58,21 @@ struct Frame {
   Rational time_base{1, 1};
   std::int64_t sequence = 0;   // 0, 1, 2 ... in decode order, per source
   std::chrono::steady_clock::time_point arrival{};
+  // The first frame after a gap in the stream (a live input that reconnected): it does not
+  // follow the frame before it, so a stage that keeps history across frames starts anew.
+  bool follows_gap = false;
 
   Plane& luma() { return planes[0]; }
   const Plane& luma() const { return planes[0]; }
   bool valid() const { return planes[0].data != nullptr; }
 
-  // Copies timing (pts, time base, sequence, arrival) from another frame.
+  // Copies timing (pts, time base, sequence, arrival, a gap before it) from another frame.
   void copy_timing_from(const Frame& other) {
     pts = other.pts;
     time_base = other.time_base;
     sequence = other.sequence;
     arrival = other.arrival;
+    follows_gap = other.follows_gap;
   }
 };
 

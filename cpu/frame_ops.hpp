@@ -9,6 +9,7 @@
 #include "core/ops/fusion_params.hpp"
 #include "core/ops/luma_stats.hpp"
 #include "core/ops/nlmeans_params.hpp"
+#include "core/ops/temporal_nlmeans_params.hpp"
 #include "core/ops/tile_layout.hpp"
 
 namespace fp::cpu {
@@ -22,5 +23,8 @@ std::unique_ptr<ops::FrameOp> make_nlmeans_op(const ops::NlmeansParams& params);
 std::unique_ptr<ops::FrameOp> make_pyramid_fusion_op(const ops::FusionParams& params);
 std::unique_ptr<ops::FrameOp> make_thinning_op(std::optional<int> threshold, const ops::OpShape& shape);
 std::unique_ptr<ops::FrameOp> make_tile_op(const ops::TileLayout& layout);
+// Keeps the frames that later frames are denoised with; starts anew after a frame that
+// follows a gap or has another size.
+std::unique_ptr<ops::FrameOp> make_temporal_nlmeans_op(const ops::TemporalNlmeansParams& params);
 
 }  // namespace fp::cpu

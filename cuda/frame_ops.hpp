@@ -14,6 +14,7 @@
 #include "core/ops/fusion_params.hpp"
 #include "core/ops/luma_stats.hpp"
 #include "core/ops/nlmeans_params.hpp"
+#include "core/ops/temporal_nlmeans_params.hpp"
 #include "core/ops/tile_layout.hpp"
 
 namespace fp::cuda {
@@ -24,5 +25,9 @@ std::unique_ptr<ops::FrameOp> make_nlmeans_op(const ops::NlmeansParams& params);
 std::unique_ptr<ops::FrameOp> make_pyramid_fusion_op(const ops::FusionParams& params, const ops::OpShape& shape);
 std::unique_ptr<ops::FrameOp> make_thinning_op(std::optional<int> threshold, const ops::OpShape& shape);
 std::unique_ptr<ops::FrameOp> make_tile_op(const ops::TileLayout& layout);
+// Keeps its history on the device; frame n's kernels wait for frame n - 1's (an event)
+// whatever slots they run in.
+std::unique_ptr<ops::FrameOp> make_temporal_nlmeans_op(const ops::TemporalNlmeansParams& params,
+                                                       const ops::OpShape& shape);
 
 }  // namespace fp::cuda

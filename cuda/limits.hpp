@@ -14,6 +14,9 @@ inline constexpr int kMeanSmoothMaxRadius = 32;
 inline constexpr int kNlmeansMaxPatch = 15;
 inline constexpr int kNlmeansMaxSearch = 51;
 
+// temporal_nlmeans: the window searched in each previous frame (its shared-memory tile).
+inline constexpr int kTemporalNlmeansMaxSearch = 21;
+
 // pyramid_fusion: its workspace layout has a fixed table of levels.
 inline constexpr int kMaxFusionLevels = 12;
 

@@ -43,4 +43,12 @@ void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, cu
 // cpu::nlmeans_exact.
 void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params, cudaStream_t stream);
 
+// nlmeans with weight and weighted-value sums from elsewhere (num, den: float planes of the
+// source's size) added to each pixel's before the division: temporal_nlmeans' previous
+// frames (cuda/temporal_nlmeans.hpp). Rounded into `dst`, or unrounded for the tests.
+void nlmeans_with_sums(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageU8 dst,
+                       const ops::NlmeansParams& params, cudaStream_t stream);
+void nlmeans_with_sums_unrounded(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageF32 dst,
+                                 const ops::NlmeansParams& params, cudaStream_t stream);
+
 }  // namespace fp::cuda

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "media/media_error.hpp"
 #include "media/reconnect.hpp"
@@ -111,6 +112,8 @@ class ReconnectingSource final : public FrameSource {
   // frame handed out, whatever its own pts say (an RTSP session's clock starts anew).
   Frame deliver(Frame frame) {
     const auto now = Clock::now();
+    // A later session's first frame: what came before it is the other side of a gap.
+    frame.follows_gap = std::exchange(after_gap_, false);
     if (frame.pts != kNoPts && (frame.time_base.num != info_.time_base.num || frame.time_base.den != info_.time_base.den))
       frame.pts = av_rescale_q(frame.pts, AVRational{frame.time_base.num, frame.time_base.den},
                                AVRational{info_.time_base.num, info_.time_base.den});
@@ -167,6 +170,7 @@ class ReconnectingSource final : public FrameSource {
     session_ = std::move(fresh);
     if (live_edge_) session_->start_at_live_edge();  // what the new session buffered is old
     session_starting_ = true;
+    after_gap_ = true;
     return true;
   }
 
@@ -202,6 +206,7 @@ class ReconnectingSource final : public FrameSource {
   std::int64_t last_pts_ = 0;
   bool has_last_ = false;
   bool session_starting_ = false;
+  bool after_gap_ = false;  // a session opened after a loss has not handed out a frame yet
 
   DecodeErrors past_errors_;  // of the sessions already closed
   std::int64_t past_skipped_ = 0;  // their frames skipped to the live edge

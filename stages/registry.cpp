@@ -8,6 +8,7 @@
 #include "stages/mean_smooth_stage.hpp"
 #include "stages/nlmeans_stage.hpp"
 #include "stages/pyramid_fusion_stage.hpp"
+#include "stages/temporal_nlmeans_stage.hpp"
 #include "stages/thinning_stage.hpp"
 #include "stages/tile_stage.hpp"
 
@@ -19,6 +20,7 @@ std::span<const StageSpec> stage_registry() {
       luma_histogram_stage_spec(),
       mean_smooth_stage_spec(),
       nlmeans_stage_spec(),
+      temporal_nlmeans_stage_spec(),
       pyramid_fusion_stage_spec(),
       thinning_stage_spec(),
       tile_stage_spec(),

@@ -16,6 +16,7 @@
 #include "cuda/device_image.hpp"
 #include "cuda/luma_histogram.hpp"
 #include "cuda/mean_smooth.hpp"
+#include "cuda/frame_ops.hpp"
 #include "cuda/nlmeans.hpp"
 #include "cuda/pyramid_fusion.hpp"
 #include "cuda/thinning.hpp"
@@ -167,7 +168,7 @@ WorkModel bytes_work(const char* kernel) { return {kernel, 0, 0, "bytes only: in
 }  // namespace
 
 const std::vector<std::string>& bench_stage_names() {
-  static const std::vector<std::string> names = {"luma_histogram", "mean_smooth", "nlmeans",
+  static const std::vector<std::string> names = {"luma_histogram", "mean_smooth", "nlmeans", "temporal_nlmeans",
                                                  "pyramid_fusion", "thinning",    "tile"};
   return names;
 }
@@ -216,6 +217,39 @@ std::vector<BenchCase> make_bench_cases(int w, int h, const std::vector<std::str
       cases.push_back(make_case("nlmeans", w, h, fmt::format("patch={} search={} h=10", patch, search), 2 * pixels, b,
                                 [p](Buffers& x, cudaStream_t s) { cuda::nlmeans(x.inputs->next(), x.output.view(), p, s); }));
       cases.back().work = nlmeans_work(pixels, search);
+    }
+  }
+  if (wanted("temporal_nlmeans")) {
+    // The stage's whole op per run: motion search into each previous frame, the history's
+    // decision, the previous frames' sums, the spatial kernel and the copy kept. Consecutive
+    // test-source frames in turn, so each run's history is the frames before it (but at the
+    // rotation's wrap, one run in many, where the scene jumps back).
+    auto b = std::make_shared<Buffers>();
+    b->inputs = std::make_unique<InputSet>(w, h, rotation_count(w, h, 1));
+    b->output = DeviceU8(w, h);
+    for (const int frames : {2, 4}) {
+      ops::TemporalNlmeansParams p;
+      p.spatial.h = 10;
+      p.frames = frames;
+      std::shared_ptr<ops::FrameOp> op = cuda::make_temporal_nlmeans_op(p, {.width = w, .height = h, .slots = 1, .device = 0});
+      cases.push_back(make_case(
+          "temporal_nlmeans", w, h, fmt::format("frames={} patch=7 search=21 temporal_search=11 motion=block h=10", frames),
+          2 * pixels, b, [op, w, h](Buffers& x, cudaStream_t s) {
+            const ConstImageU8 in = x.inputs->next();
+            Frame input;
+            input.width = w;
+            input.height = h;
+            input.location = MemoryLocation::Device;
+            input.planes[0] = {nullptr, const_cast<std::uint8_t*>(in.data), w, h, in.pitch};
+            Frame out = input;
+            const ImageU8 dst = x.output.view();
+            out.planes[0] = {nullptr, dst.data, w, h, dst.pitch};
+            FrameContext context;
+            context.stream = s;
+            const Frame inputs[] = {input};
+            op->run(inputs, out, context);
+          }));
+      cases.back().work = bytes_work("temporal_nlmeans kernels (not modelled)");
     }
   }
   if (wanted("pyramid_fusion")) {

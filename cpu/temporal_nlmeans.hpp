@@ -1,0 +1,41 @@
+// temporal_nlmeans on the CPU, the definition (docs/stages.md) evaluated in double precision:
+// the reference that the CUDA kernels are checked against, and the CPU backend.
+//
+// For pixel p of the current frame, with K = patch / 2, |P| = patch^2, S = search / 2 and
+// T = temporal_search / 2:
+//   out(p) = round(sum w(p, q) I(q) / sum w(p, q)), w = exp(-SSD(P(p), P(q)) / (|P| h^2))
+//   (w = 1 where the SSD is 0), q over
+//   - the current frame, q = p + d for d in [-S, S]^2 (spatial nlmeans), and
+//   - each previous frame j used, q = p + v_j + d for d in [-T, T]^2, v_j the vector of
+//     p's 16x16 block into frame j (core/ops/motion_search.hpp).
+// Every frame is extended by reflect-101 (cpu/nlmeans.hpp) for patches and windows alike.
+// Blocks are spread over all cores.
+#pragma once
+
+#include <span>
+
+#include "core/image_view.hpp"
+#include "core/ops/temporal_nlmeans_params.hpp"
+#include "cpu/motion_search.hpp"
+
+namespace fp::cpu {
+
+// One previous frame searched: its pixels (an earlier input, or an earlier output when
+// recursive) and the vectors of the current frame's blocks into it.
+struct TemporalReference {
+  ConstImageU8 frame;
+  const MotionField* motion = nullptr;
+};
+
+// The weighted mean, unrounded: what the tests compare the GPU's with.
+void temporal_nlmeans_unrounded(ConstImageU8 current, std::span<const TemporalReference> previous,
+                                const ops::TemporalNlmeansParams& params, ImageF32 dst);
+
+// The same rounded half up and clamped to 0..255.
+void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> previous,
+                      const ops::TemporalNlmeansParams& params, ImageU8 dst);
+
+// Throws std::invalid_argument naming the parameter when `params` cannot be evaluated.
+void check_temporal_nlmeans_params(const ops::TemporalNlmeansParams& params);
+
+}  // namespace fp::cpu

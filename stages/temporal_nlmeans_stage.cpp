@@ -1,0 +1,68 @@
+#include "stages/temporal_nlmeans_stage.hpp"
+
+#include "cpu/frame_ops.hpp"
+#include "cuda/frame_ops.hpp"
+#include "cuda/limits.hpp"
+#include "stages/luma_plane_stage.hpp"
+
+namespace fp {
+
+namespace {
+
+// The history lives in the op (cpu/temporal_nlmeans_op, cuda/temporal_nlmeans_op): frames
+// reach a stage in order, one run per stream, so a stage's state is its stream's.
+class TemporalNlmeansStage final : public LumaPlaneStage {
+ public:
+  TemporalNlmeansStage(ops::TemporalNlmeansParams params, StageContext context)
+      : LumaPlaneStage(std::move(context)), params_(params) {}
+
+ private:
+  std::unique_ptr<ops::FrameOp> make_op(const ops::OpShape& shape) override {
+    return on_cuda() ? FP_CUDA_ONLY(cuda::make_temporal_nlmeans_op(params_, shape))
+                     : cpu::make_temporal_nlmeans_op(params_);
+  }
+
+  ops::TemporalNlmeansParams params_;
+};
+
+}  // namespace
+
+StageSpec temporal_nlmeans_stage_spec() {
+  StageSpec spec;
+  spec.type = "temporal_nlmeans";
+  spec.help = "non-local means of the luma over the current frame and motion-compensated windows of the previous ones";
+  spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
+  spec.params = {
+      {.name = "h", .type = ParamType::Float, .help = "filtering strength: larger removes more noise (and detail)",
+       .default_value = 10.0, .range = {.min = 0, .max = 1000, .min_exclusive = true}},
+      {.name = "patch", .type = ParamType::Int, .help = "side of the square patch compared around each pixel",
+       .default_value = std::int64_t{7}, .range = {.min = 1, .max = cuda::kNlmeansMaxPatch}, .odd = true},
+      {.name = "search", .type = ParamType::Int, .help = "side of the square window searched in the current frame",
+       .default_value = std::int64_t{21}, .range = {.min = 1, .max = cuda::kNlmeansMaxSearch}, .odd = true},
+      {.name = "frames", .type = ParamType::Int, .help = "previous frames searched too (0: spatial only)",
+       .default_value = std::int64_t{2}, .range = {.min = 0, .max = ops::kMaxTemporalFrames}},
+      {.name = "temporal_search", .type = ParamType::Int,
+       .help = "side of the square window searched in each previous frame, around the block's motion vector",
+       .default_value = std::int64_t{11}, .range = {.min = 1, .max = cuda::kTemporalNlmeansMaxSearch}, .odd = true},
+      {.name = "motion", .type = ParamType::Enum,
+       .help = "block: a motion vector per 16x16 block (SAD, coarse to fine, +-32 px); none: every vector 0",
+       .default_value = std::string("block"), .keywords = {"block", "none"}},
+      {.name = "recursive", .type = ParamType::Enum,
+       .help = "true: search the previous outputs instead of the previous inputs (stronger, may smear)",
+       .default_value = std::string("false"), .keywords = {"false", "true"}},
+  };
+  spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
+    ops::TemporalNlmeansParams p;
+    p.spatial.h = params.real("h");
+    p.spatial.patch = static_cast<int>(params.integer("patch"));
+    p.spatial.search = static_cast<int>(params.integer("search"));
+    p.frames = static_cast<int>(params.integer("frames"));
+    p.temporal_search = static_cast<int>(params.integer("temporal_search"));
+    p.motion = params.text("motion") == "block";
+    p.recursive = params.text("recursive") == "true";
+    return std::make_unique<TemporalNlmeansStage>(p, context);
+  };
+  return spec;
+}
+
+}  // namespace fp
