@@ -34,52 +34,143 @@ __device__ unsigned long long warp_min(unsigned long long key) {
 }
 
 constexpr int kWarps = 4;
+constexpr int kTop = ops::kMotionLevels - 1;
+constexpr int kTopRange = ops::kMotionRange >> kTop;
 
-// One warp per block: each lane scores some candidates (ops::block_sad, as the CPU does),
-// the warp keeps the best.
+// A warp's shared bytes: the block on each level, and the previous frame around the vectors it
+// tries there (clamped to the level while loading, so the SADs need no test).
+struct WarpBytes {
+  std::uint8_t block[ops::kMotionLevels][ops::kMotionBlock * ops::kMotionBlock];
+  std::uint8_t top[(ops::kMotionBlock / 4 + 2 * kTopRange) * (ops::kMotionBlock / 4 + 2 * kTopRange)];
+  std::uint8_t around[(ops::kMotionBlock + 2) * (ops::kMotionBlock + 2)];  // a finer level: +-1 around a centre
+};
+
+// The block's pixels inside level `l` (its last row and column of blocks are cut by the edge).
+struct BlockExtent {
+  int x0, y0, width, height;
+};
+__device__ BlockExtent extent(ConstImageU8 level, int l, int bx, int by) {
+  const int side = ops::kMotionBlock >> l;
+  const int x0 = bx * side;
+  const int y0 = by * side;
+  return {x0, y0, min(side, level.width - x0), min(side, level.height - y0)};
+}
+
+// region(i, j) = level(x0 + i, y0 + j) with coordinates clamped to the level, w x h bytes
+// (w <= 32: a lane per column, no division).
+__device__ void load_region(std::uint8_t* region, int w, int h, ConstImageU8 level, int x0, int y0, int lane) {
+  if (lane >= w) return;
+  const int x = ops::clamp_to(x0 + lane, level.width);
+  for (int r = 0; r < h; ++r) region[r * w + lane] = level(x, ops::clamp_to(y0 + r, level.height));
+}
+
+// SAD of the block (its bytes `block`, `side` a row) at offset (ox, oy) into `region`
+// (`region_w` a row), over the block's pixels in columns x_first, x_first + x_step, ... and
+// rows y_first, y_first + y_step, ... (no division per pixel: it would cost more than the SAD).
+__device__ std::int32_t region_sad(const std::uint8_t* block, int side, const BlockExtent& e, const std::uint8_t* region,
+                                   int region_w, int ox, int oy, int x_first, int x_step, int y_first, int y_step) {
+  std::int32_t sad = 0;
+  for (int py = y_first; py < e.height; py += y_step) {
+    const std::uint8_t* own = block + py * side;
+    const std::uint8_t* theirs = region + (py + oy) * region_w + ox;
+    for (int px = x_first; px < e.width; px += x_step)
+      sad += abs(static_cast<int>(own[px]) - static_cast<int>(theirs[px]));
+  }
+  return sad;
+}
+
+// The same for a whole block of W x H pixels at offset (ox, oy), unrolled.
+template <int W, int H>
+__device__ std::int32_t full_block_sad(const std::uint8_t* block, const std::uint8_t* region, int region_w, int ox,
+                                       int oy) {
+  std::int32_t sad = 0;
+#pragma unroll
+  for (int py = 0; py < H; ++py)
+#pragma unroll
+    for (int px = 0; px < W; ++px)
+      sad += abs(static_cast<int>(block[py * W + px]) - static_cast<int>(region[(py + oy) * region_w + px + ox]));
+  return sad;
+}
+
+// One warp per block. The coarsest level scores a candidate per lane; the finer levels share
+// each candidate's pixels among the lanes and sum them. Integer sums, in any order the same
+// as ops::block_sad's.
 __global__ void __launch_bounds__(32 * kWarps) motion_kernel(MotionLevels cur, MotionLevels prev, bool motion,
                                                              int blocks_x, int blocks_y, ops::MotionVector* vectors,
                                                              std::int32_t* sads, unsigned long long* sad_sum) {
-  const int block = static_cast<int>(blockIdx.x) * kWarps + static_cast<int>(threadIdx.x >> 5);
+  __shared__ WarpBytes bytes[kWarps];
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int block = static_cast<int>(blockIdx.x) * kWarps + warp;
   const int lane = static_cast<int>(threadIdx.x & 31);
-  if (block >= blocks_x * blocks_y) return;
+  if (block >= blocks_x * blocks_y) return;  // warps work alone: no block-wide barrier below
+  WarpBytes& mine = bytes[warp];
   const int bx = block % blocks_x;
   const int by = block / blocks_x;
+  // Lanes split a level's block as columns lane % side and rows lane / side, 32 / side apart
+  // (side 16 or 8 on the finer levels; on the coarsest, 4, the same formula holds).
+  for (int l = 0; l < ops::kMotionLevels; ++l) {
+    const BlockExtent e = extent(cur.level[l], l, bx, by);
+    const int side = ops::kMotionBlock >> l;
+    for (int py = lane / side; py < e.height; py += 32 / side)
+      if (const int px = lane % side; px < e.width) mine.block[l][py * side + px] = cur.level[l](e.x0 + px, e.y0 + py);
+  }
+  __syncwarp();
+
   constexpr unsigned long long kNone = ~0ull;
-  unsigned long long best = kNone;
-  if (!motion) {
-    if (lane == 0) best = candidate_key(ops::block_sad(cur.level[0], prev.level[0], 0, bx, by, 0, 0), 0, 0);
-  } else {
-    constexpr int kTop = ops::kMotionLevels - 1;
-    constexpr int kTopRange = ops::kMotionRange >> kTop;
-    constexpr int kSide = 2 * kTopRange + 1;
-    for (int c = lane; c < kSide * kSide; c += 32) {
-      const int vx = c % kSide - kTopRange;
-      const int vy = c / kSide - kTopRange;
-      const unsigned long long key =
-          candidate_key(ops::block_sad(cur.level[kTop], prev.level[kTop], kTop, bx, by, vx, vy), vx, vy);
-      best = key < best ? key : best;
+  const BlockExtent frame = extent(cur.level[0], 0, bx, by);
+  // The SAD at (0, 0) on the frame: the answer without motion, and a candidate with it.
+  std::int32_t zero = 0;
+  if (const int px = lane % ops::kMotionBlock; px < frame.width)
+    for (int py = lane / ops::kMotionBlock; py < frame.height; py += 32 / ops::kMotionBlock)
+      zero += abs(static_cast<int>(mine.block[0][py * ops::kMotionBlock + px]) -
+                  static_cast<int>(prev.level[0](frame.x0 + px, frame.y0 + py)));
+  zero = __reduce_add_sync(0xFFFFFFFFu, zero);
+  unsigned long long best = candidate_key(zero, 0, 0);
+
+  if (motion) {
+    const BlockExtent top = extent(cur.level[kTop], kTop, bx, by);
+    constexpr int kTopSide = ops::kMotionBlock >> kTop;
+    constexpr int kRegion = kTopSide + 2 * kTopRange;
+    load_region(mine.top, kRegion, kRegion, prev.level[kTop], top.x0 - kTopRange, top.y0 - kTopRange, lane);
+    __syncwarp();
+    constexpr int kCandidates = (2 * kTopRange + 1) * (2 * kTopRange + 1);
+    unsigned long long coarse = kNone;
+    for (int c = lane; c < kCandidates; c += 32) {
+      const int vx = c % (2 * kTopRange + 1) - kTopRange;
+      const int vy = c / (2 * kTopRange + 1) - kTopRange;
+      const std::int32_t sad =
+          top.width == kTopSide && top.height == kTopSide
+              ? full_block_sad<kTopSide, kTopSide>(mine.block[kTop], mine.top, kRegion, vx + kTopRange, vy + kTopRange)
+              : region_sad(mine.block[kTop], kTopSide, top, mine.top, kRegion, vx + kTopRange, vy + kTopRange, 0, 1, 0, 1);
+      const unsigned long long key = candidate_key(sad, vx, vy);
+      coarse = key < coarse ? key : coarse;
     }
-    best = warp_min(best);
+    coarse = warp_min(coarse);
     for (int l = kTop - 1; l >= 0; --l) {
       const int range = ops::kMotionRange >> l;
-      const int cx = 2 * key_x(best);
-      const int cy = 2 * key_y(best);
+      const int side = ops::kMotionBlock >> l;
+      const int cx = 2 * key_x(coarse);
+      const int cy = 2 * key_y(coarse);
+      const BlockExtent e = extent(cur.level[l], l, bx, by);
+      __syncwarp();  // the previous level's region is no longer read
+      load_region(mine.around, side + 2, side + 2, prev.level[l], e.x0 + cx - 1, e.y0 + cy - 1, lane);
+      __syncwarp();
       unsigned long long finer = kNone;
-      // Lanes 0..8: the 3x3 around the coarser best; lane 9 on the frame: (0, 0).
-      int vx = cx + lane % 3 - 1;
-      int vy = cy + lane / 3 - 1;
-      bool tried = lane < 9 && vx >= -range && vx <= range && vy >= -range && vy <= range;
-      if (l == 0 && lane == 9) {
-        vx = 0;
-        vy = 0;
-        tried = true;
-      }
-      if (tried) finer = candidate_key(ops::block_sad(cur.level[l], prev.level[l], l, bx, by, vx, vy), vx, vy);
-      best = warp_min(finer);
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int vx = cx + dx;
+          const int vy = cy + dy;
+          if (vx < -range || vx > range || vy < -range || vy > range) continue;  // the same on every lane
+          const std::int32_t sad = __reduce_add_sync(
+              0xFFFFFFFFu, region_sad(mine.block[l], side, e, mine.around, side + 2, dx + 1, dy + 1, lane % side, side,
+                                       lane / side, 32 / side));
+          const unsigned long long key = candidate_key(sad, vx, vy);
+          finer = key < finer ? key : finer;
+        }
+      coarse = finer;
     }
+    best = coarse < best ? coarse : best;  // (0, 0) is a candidate on the frame too
   }
-  best = warp_min(best);
   if (lane != 0) return;
   vectors[block] = {static_cast<std::int16_t>(key_x(best)), static_cast<std::int16_t>(key_y(best))};
   sads[block] = key_sad(best);

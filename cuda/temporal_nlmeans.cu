@@ -63,13 +63,16 @@ FP_HOST_DEVICE constexpr WarpLayout warp_layout(int k, int t, int group) {
     l.win_offset[h] = at;
     at += l.win_pitch * l.win_rows;
   }
+  // The two halves of a warp read their tables at the same column offsets: the second table
+  // of each pair starts 16 banks after the first's (mod 32), so the halves never share a bank.
+  const int table = (l.sq_side * l.sq_rows + 15) / 32 * 32 + 16;
   for (int h = 0; h < 2; ++h) {
     l.sq_offset[h] = at;
-    at += l.sq_side * l.sq_rows;
+    at += table;
   }
   for (int h = 0; h < 2; ++h) {
     l.value_offset[h] = at;
-    at += l.sq_side * l.sq_rows;
+    at += table;
   }
   l.row_sq_offset = at;
   at += l.sq_side * l.win_rows;
