@@ -95,10 +95,22 @@ __device__ std::int32_t full_block_sad(const std::uint8_t* block, const std::uin
 // One warp per block. The coarsest level scores a candidate per lane; the finer levels share
 // each candidate's pixels among the lanes and sum them. Integer sums, in any order the same
 // as ops::block_sad's.
-__global__ void __launch_bounds__(32 * kWarps) motion_kernel(MotionLevels cur, MotionLevels prev, bool motion,
-                                                             int blocks_x, int blocks_y, ops::MotionVector* vectors,
-                                                             std::int32_t* sads, unsigned long long* sad_sum) {
+// The previous frames of one launch: blockIdx.y picks one (its vectors and SADs at
+// blockIdx.y * blocks, its SAD sum at sad_sums[blockIdx.y]).
+struct Targets {
+  MotionLevels previous[kMaxMotionTargets];
+};
+
+__global__ void __launch_bounds__(32 * kWarps) motion_kernel(MotionLevels cur, Targets targets, bool motion,
+                                                             int blocks_x, int blocks_y, ops::MotionVector* all_vectors,
+                                                             std::int32_t* all_sads, unsigned long long* sad_sums) {
   __shared__ WarpBytes bytes[kWarps];
+  const int target = static_cast<int>(blockIdx.y);
+  const MotionLevels& prev = targets.previous[target];
+  const std::size_t first = static_cast<std::size_t>(target) * static_cast<std::size_t>(blocks_x * blocks_y);
+  ops::MotionVector* const vectors = all_vectors + first;
+  std::int32_t* const sads = all_sads + first;
+  unsigned long long* const sad_sum = sad_sums + target;
   const int warp = static_cast<int>(threadIdx.x >> 5);
   const int block = static_cast<int>(blockIdx.x) * kWarps + warp;
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -194,18 +206,28 @@ void build_motion_levels(ConstImageU8 frame, const ImageU8* halves, cudaStream_t
   }
 }
 
-void motion_search(const MotionLevels& current, const MotionLevels& previous, bool motion,
-                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sum, cudaStream_t stream) {
+void motion_search(const MotionLevels& current, const MotionLevels* previous, int count, bool motion,
+                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sums, cudaStream_t stream) {
+  if (count < 0 || count > kMaxMotionTargets) throw std::invalid_argument("motion_search: bad count of previous frames");
   const ConstImageU8 frame = current.level[0];
-  if (frame.width != previous.level[0].width || frame.height != previous.level[0].height)
-    throw std::invalid_argument("motion_search: the frames differ in size");
-  if (frame.empty()) return;
+  Targets targets{};
+  for (int i = 0; i < count; ++i) {
+    if (frame.width != previous[i].level[0].width || frame.height != previous[i].level[0].height)
+      throw std::invalid_argument("motion_search: the frames differ in size");
+    targets.previous[i] = previous[i];
+  }
+  if (frame.empty() || count == 0) return;
   const int blocks_x = ops::motion_blocks(frame.width);
   const int blocks_y = ops::motion_blocks(frame.height);
   const int blocks = blocks_x * blocks_y;
-  motion_kernel<<<(blocks + kWarps - 1) / kWarps, 32 * kWarps, 0, stream>>>(current, previous, motion, blocks_x,
-                                                                             blocks_y, vectors, sads, sad_sum);
+  const dim3 grid(static_cast<unsigned>((blocks + kWarps - 1) / kWarps), static_cast<unsigned>(count));
+  motion_kernel<<<grid, 32 * kWarps, 0, stream>>>(current, targets, motion, blocks_x, blocks_y, vectors, sads, sad_sums);
   check_launch("motion_kernel");
+}
+
+void motion_search(const MotionLevels& current, const MotionLevels& previous, bool motion,
+                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sum, cudaStream_t stream) {
+  motion_search(current, &previous, 1, motion, vectors, sads, sad_sum, stream);
 }
 
 }  // namespace fp::cuda

@@ -27,4 +27,12 @@ void build_motion_levels(ConstImageU8 frame, const ImageU8* halves, cudaStream_t
 void motion_search(const MotionLevels& current, const MotionLevels& previous, bool motion,
                    ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sum, cudaStream_t stream);
 
+// Previous frames one motion_search launch takes at most.
+inline constexpr int kMaxMotionTargets = 4;
+
+// The same for `count` previous frames in one launch: frame i's vectors and SADs at
+// i * blocks, its SAD sum added to sad_sums[i].
+void motion_search(const MotionLevels& current, const MotionLevels* previous, int count, bool motion,
+                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sums, cudaStream_t stream);
+
 }  // namespace fp::cuda

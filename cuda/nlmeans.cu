@@ -148,10 +148,10 @@ struct Args {
   int radius;       // S
   float neg_scale;  // -log2(e) / (patch^2 h^2)
   float offset;     // added to every exponent: c * 2^23 to cancel the magic bias, or 0
-  // Sums of weights and weighted values from elsewhere (temporal_nlmeans' previous frames),
-  // added to this kernel's before the division; null: none.
-  ConstImageF32 add_num;
-  ConstImageF32 add_den;
+  // When set, the sums of weighted values and of weights are written here instead of their
+  // quotient (temporal_nlmeans adds its previous frames' before dividing).
+  ImageF32 sum_num;
+  ImageF32 sum_den;
 };
 
 // Reflect-101 into [0, n) for any i (n >= 1), as cpu::reflect101.
@@ -406,7 +406,12 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocksPerSm) nlmeans_kernel(A
   for (int o = 0; o < kRows; ++o) {
     const int y = y0 + strip + o;
     if (y >= height) break;
-    const float mean = a.add_num.data == nullptr ? num[o] / den[o] : (num[o] + a.add_num(x, y)) / (den[o] + a.add_den(x, y));
+    if (a.sum_num.data != nullptr) {
+      a.sum_num(x, y) = num[o];
+      a.sum_den(x, y) = den[o];
+      continue;
+    }
+    const float mean = num[o] / den[o];
     if (a.dst32.data != nullptr)
       a.dst32(x, y) = mean;
     else
@@ -524,35 +529,14 @@ void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams&
   run(src, dst, params, args, stream);
 }
 
-namespace {
-
-void check_sums(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den) {
-  check_plane(num, "added numerators");
-  check_plane(den, "added denominators");
-  if (num.width != src.width || num.height != src.height || den.width != src.width || den.height != src.height)
-    throw std::invalid_argument("nlmeans: the added sums differ in size from the source");
-}
-
-}  // namespace
-
-void nlmeans_with_sums(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageU8 dst,
-                       const ops::NlmeansParams& params, cudaStream_t stream) {
-  check_sums(src, num, den);
+void nlmeans_sums(ConstImageU8 src, ImageF32 num, ImageF32 den, const ops::NlmeansParams& params, cudaStream_t stream) {
+  check_plane(den, "weight sums");
+  if (den.width != num.width || den.height != num.height)
+    throw std::invalid_argument("nlmeans: the weight sums differ in size from the value sums");
   Args args{};
-  args.dst8 = dst;
-  args.add_num = num;
-  args.add_den = den;
-  run(src, dst, params, args, stream);
-}
-
-void nlmeans_with_sums_unrounded(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageF32 dst,
-                                 const ops::NlmeansParams& params, cudaStream_t stream) {
-  check_sums(src, num, den);
-  Args args{};
-  args.dst32 = dst;
-  args.add_num = num;
-  args.add_den = den;
-  run(src, dst, params, args, stream);
+  args.sum_num = num;
+  args.sum_den = den;
+  run(src, num, params, args, stream);
 }
 
 }  // namespace fp::cuda

@@ -43,12 +43,9 @@ void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, cu
 // cpu::nlmeans_exact.
 void nlmeans_unrounded(ConstImageU8 src, ImageF32 dst, const ops::NlmeansParams& params, cudaStream_t stream);
 
-// nlmeans with weight and weighted-value sums from elsewhere (num, den: float planes of the
-// source's size) added to each pixel's before the division: temporal_nlmeans' previous
-// frames (cuda/temporal_nlmeans.hpp). Rounded into `dst`, or unrounded for the tests.
-void nlmeans_with_sums(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageU8 dst,
-                       const ops::NlmeansParams& params, cudaStream_t stream);
-void nlmeans_with_sums_unrounded(ConstImageU8 src, ConstImageF32 num, ConstImageF32 den, ImageF32 dst,
-                                 const ops::NlmeansParams& params, cudaStream_t stream);
+// The weighted mean's two sums, unrounded and undivided: sum w * I(q) into num, sum w into
+// den (float planes of the source's size). temporal_nlmeans adds its previous frames' to
+// them before dividing (cuda/temporal_nlmeans.hpp).
+void nlmeans_sums(ConstImageU8 src, ImageF32 num, ImageF32 den, const ops::NlmeansParams& params, cudaStream_t stream);
 
 }  // namespace fp::cuda

@@ -89,8 +89,10 @@ struct Args {
   int t;            // temporal search radius T
   float neg_scale;  // -log2(e) / (patch^2 h^2)
   float offset;     // c * 2^23 to cancel the magic bias, or 0
-  ImageF32 num;
-  ImageF32 den;
+  ConstImageF32 spatial_num;  // the current frame's sums (cuda::nlmeans_sums), added before dividing
+  ConstImageF32 spatial_den;
+  ImageU8 dst8;     // written when dst32.data is null
+  ImageF32 dst32;
 };
 
 __device__ int reflect101(int i, int n) {
@@ -335,8 +337,11 @@ __global__ void __launch_bounds__(32 * kWarps, 2) temporal_kernel(Args a) {
   for (int o = 0; o < kRows; ++o) {
     const int y = y0 + o;
     if (y >= height) break;
-    a.num(x, y) = num[o];
-    a.den(x, y) = den[o];
+    const float mean = (num[o] + a.spatial_num(x, y)) / (den[o] + a.spatial_den(x, y));
+    if (a.dst32.data != nullptr)
+      a.dst32(x, y) = mean;
+    else
+      a.dst8(x, y) = static_cast<unsigned char>(fminf(fmaxf(floorf(mean + 0.5f), 0.0f), 255.0f));
   }
 }
 
@@ -380,19 +385,22 @@ void decide_history(ops::TemporalHistory* history, const unsigned long long* sad
   check_launch("decide_kernel");
 }
 
-void temporal_sums(ConstImageU8 current, const TemporalFrames& previous, const int* use,
-                   const ops::TemporalNlmeansParams& params, ImageF32 num, ImageF32 den, cudaStream_t stream) {
+namespace {
+
+template <class Out>
+void finish(ConstImageU8 current, const TemporalFrames& previous, const int* use, const ops::TemporalNlmeansParams& params,
+            ConstImageF32 spatial_num, ConstImageF32 spatial_den, ImageView<Out> dst, Args args, cudaStream_t stream) {
   check_temporal_nlmeans_params(params);
   if (previous.count < 0 || previous.count > ops::kMaxTemporalFrames)
-    throw std::invalid_argument("temporal_sums: bad count of previous frames");
-  if (num.width != current.width || num.height != current.height || den.width != current.width ||
-      den.height != current.height)
-    throw std::invalid_argument("temporal_sums: the sums differ in size from the frame");
+    throw std::invalid_argument("temporal_nlmeans: bad count of previous frames");
+  auto same_size = [&](int w, int h) { return w == current.width && h == current.height; };
+  if (!same_size(spatial_num.width, spatial_num.height) || !same_size(spatial_den.width, spatial_den.height) ||
+      !same_size(dst.width, dst.height))
+    throw std::invalid_argument("temporal_nlmeans: the sums or the destination differ in size from the frame");
   for (int j = 0; j < previous.count; ++j)
-    if (previous.frame[j].width != current.width || previous.frame[j].height != current.height)
-      throw std::invalid_argument("temporal_sums: a previous frame differs in size");
+    if (!same_size(previous.frame[j].width, previous.frame[j].height))
+      throw std::invalid_argument("temporal_nlmeans: a previous frame differs in size");
   if (current.empty()) return;
-  Args args{};
   args.current = current;
   args.previous = previous;
   args.use = use;
@@ -405,12 +413,30 @@ void temporal_sums(ConstImageU8 current, const TemporalFrames& previous, const i
   const float scale = static_cast<float>(c);
   args.neg_scale = -scale;
   args.offset = patch * patch * 255 * 255 < (1 << 23) ? scale * 8388608.0f : 0.0f;
-  args.num = num;
-  args.den = den;
+  args.spatial_num = spatial_num;
+  args.spatial_den = spatial_den;
   using Launch = void (*)(const Args&, cudaStream_t);
   constexpr Launch kLaunch[] = {launch<0>, launch<1>, launch<2>, launch<3>, launch<4>, launch<5>, launch<6>, launch<7>};
   static_assert(std::size(kLaunch) == kNlmeansMaxPatch / 2 + 1);
   kLaunch[patch / 2](args, stream);
+}
+
+}  // namespace
+
+void temporal_finish(ConstImageU8 current, const TemporalFrames& previous, const int* use,
+                     const ops::TemporalNlmeansParams& params, ConstImageF32 spatial_num, ConstImageF32 spatial_den,
+                     ImageU8 dst, cudaStream_t stream) {
+  Args args{};
+  args.dst8 = dst;
+  finish(current, previous, use, params, spatial_num, spatial_den, dst, args, stream);
+}
+
+void temporal_finish_unrounded(ConstImageU8 current, const TemporalFrames& previous, const int* use,
+                               const ops::TemporalNlmeansParams& params, ConstImageF32 spatial_num,
+                               ConstImageF32 spatial_den, ImageF32 dst, cudaStream_t stream) {
+  Args args{};
+  args.dst32 = dst;
+  finish(current, previous, use, params, spatial_num, spatial_den, dst, args, stream);
 }
 
 }  // namespace fp::cuda

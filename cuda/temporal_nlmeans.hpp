@@ -1,6 +1,6 @@
-// temporal_nlmeans on the GPU: the previous frames' part of the definition in
-// cpu/temporal_nlmeans.hpp (the reference), as weight sums that cuda::nlmeans_with_sums adds
-// to the current frame's before dividing (cuda/nlmeans.hpp).
+// temporal_nlmeans on the GPU: the definition in cpu/temporal_nlmeans.hpp (the reference).
+// cuda::nlmeans_sums (cuda/nlmeans.hpp) sums the current frame's window; temporal_finish adds
+// the previous frames' windows and divides.
 //
 // One warp owns a 32x16 output region, two motion blocks side by side; a block of 4 warps
 // four such regions stacked. For each previous frame used the warp loads its own patch rows
@@ -42,9 +42,16 @@ struct TemporalFrames {
 void decide_history(ops::TemporalHistory* history, const unsigned long long* sad_sum, bool reset,
                     std::int64_t pixels, int frames, int* use, cudaStream_t stream);
 
-// num and den (float planes of the current frame's size) = the sums of w * I(q) and of w
-// over the first *use (<= previous.count) previous frames' windows; 0 where *use is 0.
-void temporal_sums(ConstImageU8 current, const TemporalFrames& previous, const int* use,
-                   const ops::TemporalNlmeansParams& params, ImageF32 num, ImageF32 den, cudaStream_t stream);
+// dst = (spatial_num + sum of w * I(q)) / (spatial_den + sum of w), the sums over the first
+// *use (<= previous.count) previous frames' windows, rounded half up and clamped; spatial_num
+// and spatial_den are cuda::nlmeans_sums of the current frame. One launch, no allocation.
+void temporal_finish(ConstImageU8 current, const TemporalFrames& previous, const int* use,
+                     const ops::TemporalNlmeansParams& params, ConstImageF32 spatial_num, ConstImageF32 spatial_den,
+                     ImageU8 dst, cudaStream_t stream);
+
+// The same unrounded, into a float plane: what the tests compare with the CPU's definition.
+void temporal_finish_unrounded(ConstImageU8 current, const TemporalFrames& previous, const int* use,
+                               const ops::TemporalNlmeansParams& params, ConstImageF32 spatial_num,
+                               ConstImageF32 spatial_den, ImageF32 dst, cudaStream_t stream);
 
 }  // namespace fp::cuda

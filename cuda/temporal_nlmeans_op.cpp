@@ -45,7 +45,8 @@ void copy_plane(ConstImageU8 from, ImageU8 to, cudaStream_t stream) {
 class TemporalNlmeansOp final : public ops::FrameOp {
  public:
   TemporalNlmeansOp(const ops::TemporalNlmeansParams& params, const ops::OpShape& shape)
-      : params_(params), width_(shape.width), height_(shape.height), done_(cudaEventDisableTiming) {
+      : params_(params), width_(shape.width), height_(shape.height), forked_(cudaEventDisableTiming),
+        searched_(cudaEventDisableTiming), done_(cudaEventDisableTiming) {
     check_temporal_nlmeans_params(params_);
     if (params_.frames == 0) return;  // spatial only: nothing kept
     for (int i = 0; i <= params_.frames; ++i) {
@@ -70,6 +71,9 @@ class TemporalNlmeansOp final : public ops::FrameOp {
     blocks_ = blocks;
   }
 
+  // Frame n: the current frame's window sums on the slot's stream while, on the op's own
+  // stream, the pyramid, the motion search into every frame kept and the history's decision
+  // run beside them; then the previous frames' windows and the division, and the copy kept.
   void run(std::span<const Frame> inputs, Frame& out, FrameContext& context) override {
     const cudaStream_t stream = context.stream;
     const ConstImageU8 current = inputs[0].luma().cview();
@@ -83,26 +87,32 @@ class TemporalNlmeansOp final : public ops::FrameOp {
     const bool reset = first_ || inputs[0].follows_gap;
     if (reset) kept_count_ = 0;
 
+    // The motion side: it starts once the slot's stream has the frame (and frame n - 1 is done).
+    forked_.record(stream);
+    FP_CUDA_CHECK(cudaStreamWaitEvent(side_.get(), forked_.get(), 0));
     Kept& now = kept_[static_cast<std::size_t>(next_)];
     ImageU8 halves[ops::kMotionLevels - 1];
     for (int l = 0; l < ops::kMotionLevels - 1; ++l) halves[l] = now.halves[l].view();
-    build_motion_levels(current, halves, stream);
-    const MotionLevels current_levels = levels(current, now);
-    FP_CUDA_CHECK(cudaMemsetAsync(sad_sums_.get(), 0, sad_sums_.size() * sizeof(unsigned long long), stream));
+    build_motion_levels(current, halves, side_.get());
+    FP_CUDA_CHECK(cudaMemsetAsync(sad_sums_.get(), 0, sad_sums_.size() * sizeof(unsigned long long), side_.get()));
     TemporalFrames previous;
     previous.count = kept_count_;
+    MotionLevels targets[ops::kMaxTemporalFrames];
     for (int j = 1; j <= kept_count_; ++j) {
       const Kept& before = this->previous(j);
-      const auto field = static_cast<std::size_t>(j - 1);
-      motion_search(current_levels, levels(before.input.view(), before), params_.motion, vectors_.get() + field * blocks_,
-                    sads_.get() + field * blocks_, sad_sums_.get() + field, stream);
+      targets[j - 1] = levels(before.input.view(), before);
       previous.frame[j - 1] = params_.recursive ? before.output.view() : before.input.view();
-      previous.vectors[j - 1] = vectors_.get() + field * blocks_;
+      previous.vectors[j - 1] = vectors_.get() + static_cast<std::size_t>(j - 1) * blocks_;
     }
+    motion_search(levels(current, now), targets, kept_count_, params_.motion, vectors_.get(), sads_.get(),
+                  sad_sums_.get(), side_.get());
     decide_history(history_.get(), sad_sums_.get(), reset, static_cast<std::int64_t>(width_) * height_,
-                   params_.frames, use_.get(), stream);
-    temporal_sums(current, previous, use_.get(), params_, num_.view(), den_.view(), stream);
-    nlmeans_with_sums(current, num_.view(), den_.view(), out.luma().view(), params_.spatial, stream);
+                   params_.frames, use_.get(), side_.get());
+    searched_.record(side_.get());
+
+    nlmeans_sums(current, num_.view(), den_.view(), params_.spatial, stream);
+    FP_CUDA_CHECK(cudaStreamWaitEvent(stream, searched_.get(), 0));
+    temporal_finish(current, previous, use_.get(), params_, num_.view(), den_.view(), out.luma().view(), stream);
 
     copy_plane(current, now.input.view(), stream);
     if (params_.recursive) copy_plane(out.luma().cview(), now.output.view(), stream);
@@ -139,9 +149,12 @@ class TemporalNlmeansOp final : public ops::FrameOp {
   DeviceArray<unsigned long long> sad_sums_;  // per previous frame; the nearest's decides a cut
   DeviceArray<ops::TemporalHistory> history_;
   DeviceArray<int> use_;
-  DeviceImage<float> num_;
+  DeviceImage<float> num_;  // the current frame's window sums (cuda::nlmeans_sums)
   DeviceImage<float> den_;
-  Event done_;            // recorded after each frame's last use of the buffers above
+  Stream side_;             // the motion search's, beside the slot's stream
+  Event forked_;            // the slot's stream has the frame: the side may start
+  Event searched_;          // the side is done: the previous frames' windows may be summed
+  Event done_;              // recorded after each frame's last use of the buffers above
   bool recorded_ = false;
 };
 

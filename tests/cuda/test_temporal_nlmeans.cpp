@@ -1,7 +1,7 @@
 // temporal_nlmeans on the GPU against its CPU definition (cpu/temporal_nlmeans.hpp,
 // cpu/motion_search.hpp):
 //  - motion search finds the same vector and SAD for every block (integers: exactly);
-//  - the previous frames' sums plus the spatial kernel give the weighted mean within the
+//  - the spatial kernel's sums plus the previous frames' give the weighted mean within the
 //    float error bound of the double-precision reference (derived as in test_nlmeans.cpp,
 //    over every term: search^2 of the current frame and temporal_search^2 of each previous);
 //  - the op over a sequence (a scene cut, a gap, K 0..4, recursive) makes the CPU op's frames,
@@ -179,12 +179,12 @@ void expect_sums_match(int width, int height, const ops::TemporalNlmeansParams& 
   DeviceImage<float> num(width, height);
   DeviceImage<float> den(width, height);
   DeviceImage<float> out(width, height);
-  temporal_sums(device_frames[0].view(), previous, use.get(), p, num.view(), den.view(), nullptr);
-  nlmeans_with_sums_unrounded(device_frames[0].view(), num.view(), den.view(), out.view(), p.spatial, nullptr);
+  nlmeans_sums(device_frames[0].view(), num.view(), den.view(), p.spatial, nullptr);
+  temporal_finish_unrounded(device_frames[0].view(), previous, use.get(), p, num.view(), den.view(), out.view(), nullptr);
   HostImageF32 got(width, height);
   download(ConstImageF32(out.view()), got.view(), nullptr);
   DeviceImage<std::uint8_t> rounded(width, height);
-  nlmeans_with_sums(device_frames[0].view(), num.view(), den.view(), rounded.view(), p.spatial, nullptr);
+  temporal_finish(device_frames[0].view(), previous, use.get(), p, num.view(), den.view(), rounded.view(), nullptr);
   const HostImageU8 got8 = test::to_host(rounded);
 
   const double n = static_cast<double>(p.spatial.search) * p.spatial.search +
