@@ -124,6 +124,11 @@ struct TileArgs {
   std::int32_t* running;     // offsets running SSDs
   std::uint8_t* out;         // the tile's first output pixel
   std::ptrdiff_t out_pitch;  // bytes
+  // Set: the sums of weighted values and of weights go here (the tile's first pixel; pitch in
+  // floats) instead of their rounded quotient.
+  float* sum_num;
+  float* sum_den;
+  std::ptrdiff_t sum_pitch;
 };
 
 // What one step along a row does to the column sums and running SSDs before weighting.
@@ -233,6 +238,11 @@ __attribute__((always_inline)) inline void tile_kernel(const TileArgs& args) {
       for (int lane = 0; lane < L; ++lane) {
         num_sum += num[lane];
         den_sum += den[lane];
+      }
+      if (args.sum_num != nullptr) {
+        args.sum_num[r * args.sum_pitch + x] = num_sum;
+        args.sum_den[r * args.sum_pitch + x] = den_sum;
+        return;
       }
       const double value = std::floor(static_cast<double>(num_sum) / static_cast<double>(den_sum) + 0.5);
       out_row[x] = static_cast<std::uint8_t>(std::clamp(value, 0.0, 255.0));
@@ -346,8 +356,15 @@ class WorkerBuffers {
   std::int32_t* running_;
 };
 
+// Where a tile's results go: the 8-bit output, or (when num is set) the two sums.
+struct Outputs {
+  ImageU8 dst;
+  ImageF32 num;
+  ImageF32 den;
+};
+
 // Denoises tile `tile` of dst with one worker's buffers.
-void run_tile(ConstImageU8 src, ImageU8 dst, const Plan& plan, const float* lane_bias, int tile,
+void run_tile(ConstImageU8 src, const Outputs& outputs, const Plan& plan, const float* lane_bias, int tile,
               const TileBuffers& buffers) {
   const int k = plan.k;
   const int s = plan.s;
@@ -382,8 +399,14 @@ void run_tile(ConstImageU8 src, ImageU8 dst, const Plan& plan, const float* lane
   args.lane_bias = lane_bias;
   args.columns = buffers.columns;
   args.running = buffers.running;
-  args.out = dst.row(y0) + x0;
-  args.out_pitch = dst.pitch;
+  if (outputs.num.data != nullptr) {
+    args.sum_num = outputs.num.row(y0) + x0;
+    args.sum_den = outputs.den.row(y0) + x0;
+    args.sum_pitch = outputs.num.pitch / static_cast<std::ptrdiff_t>(sizeof(float));
+  } else {
+    args.out = outputs.dst.row(y0) + x0;
+    args.out_pitch = outputs.dst.pitch;
+  }
   plan.kernel.run(args);
 }
 
@@ -440,8 +463,9 @@ int reflect101(int i, int n) {
   return static_cast<int>(m < n ? m : period - m);
 }
 
-void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, NlmeansScratch& scratch) {
-  check(src, dst.width, dst.height, params);
+namespace {
+
+void denoise(ConstImageU8 src, const Outputs& outputs, const ops::NlmeansParams& params, NlmeansScratch& scratch) {
   if (params.patch > kMaxPatch)
     throw std::invalid_argument("nlmeans: patch above the supported " + std::to_string(kMaxPatch));
   if (params.search > kMaxSearch)
@@ -453,8 +477,23 @@ void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, Nl
   const WorkerBuffers buffers(scratch, plan, src);
   parallel_rows_on_workers(plan.tiles_x * plan.tiles_y, [&](int worker, int begin, int end) {
     const TileBuffers mine = buffers.of(worker);
-    for (int tile = begin; tile < end; ++tile) run_tile(src, dst, plan, lane_bias, tile, mine);
+    for (int tile = begin; tile < end; ++tile) run_tile(src, outputs, plan, lane_bias, tile, mine);
   });
+}
+
+}  // namespace
+
+void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, NlmeansScratch& scratch) {
+  check(src, dst.width, dst.height, params);
+  denoise(src, {dst, {}, {}}, params, scratch);
+}
+
+void nlmeans_sums(ConstImageU8 src, ImageF32 num, ImageF32 den, const ops::NlmeansParams& params,
+                  NlmeansScratch& scratch) {
+  check(src, num.width, num.height, params);
+  if (den.width != num.width || den.height != num.height)
+    throw std::invalid_argument("nlmeans: the weight sums differ in size from the value sums");
+  denoise(src, {{}, num, den}, params, scratch);
 }
 
 void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params) {

@@ -31,6 +31,11 @@ struct NlmeansScratch {
 
 void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params, NlmeansScratch& scratch);
 
+// The weighted mean's two sums instead of their rounded quotient (float planes of src's
+// size): sum w * I(q) into num, sum w into den. temporal_nlmeans adds its previous frames'.
+void nlmeans_sums(ConstImageU8 src, ImageF32 num, ImageF32 den, const ops::NlmeansParams& params,
+                  NlmeansScratch& scratch);
+
 // The same with a scratch kept per calling thread.
 void nlmeans(ConstImageU8 src, ImageU8 dst, const ops::NlmeansParams& params);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,9 +77,8 @@ void add_window(ConstImageU8 current, const Window& window, int k, double norm, 
     }
 }
 
-template <class Store>
-void evaluate(ConstImageU8 current, std::span<const TemporalReference> previous, const ops::TemporalNlmeansParams& p,
-              int dst_width, int dst_height, Store store) {
+void check_inputs(ConstImageU8 current, std::span<const TemporalReference> previous, const ops::TemporalNlmeansParams& p,
+                  int dst_width, int dst_height) {
   check_temporal_nlmeans_params(p);
   if (current.width != dst_width || current.height != dst_height)
     throw std::invalid_argument("temporal_nlmeans: source and destination sizes differ");
@@ -92,7 +93,15 @@ void evaluate(ConstImageU8 current, std::span<const TemporalReference> previous,
         ref.motion->vectors.size() != static_cast<std::size_t>(blocks_x) * static_cast<std::size_t>(blocks_y))
       throw std::invalid_argument("temporal_nlmeans: a previous frame's motion field does not fit the frame");
   }
+}
+
+template <class Store>
+void evaluate(ConstImageU8 current, std::span<const TemporalReference> previous, const ops::TemporalNlmeansParams& p,
+              int dst_width, int dst_height, Store store) {
+  check_inputs(current, previous, p, dst_width, dst_height);
   if (current.empty()) return;
+  const int blocks_x = ops::motion_blocks(current.width);
+  const int blocks_y = ops::motion_blocks(current.height);
   const int k = p.spatial.patch / 2;
   const double norm = static_cast<double>(p.spatial.patch) * p.spatial.patch * p.spatial.h * p.spatial.h;
   parallel_rows(blocks_y, [&](int begin, int end) {
@@ -120,6 +129,107 @@ void evaluate(ConstImageU8 current, std::span<const TemporalReference> previous,
   });
 }
 
+// The fast evaluation that the CPU backend runs (temporal_nlmeans, rounded): the current
+// frame's window from nlmeans' vectorized kernel (nlmeans_sums), the previous frames' block by
+// block in float, each offset in loops over whole rows that the compiler vectorizes: the
+// squared differences, their sums down 2K+1 rows, then along 2K+1 columns, then the weights as
+// 2^(SSD * scale) from a polynomial (cpu/nlmeans' too). Within float error of the definition.
+
+// 2^u for u <= 0, relative error about 2e-7, u held at -126 and above (as cpu/nlmeans).
+inline float exp2_below_zero(float u) {
+  u = std::max(u, -126.0f);
+  const float shifted = u + 12583039.0f;  // 1.5 * 2^23 + 127: rounds u, n + 127 in the low bits
+  const float f = u - (shifted - 12583039.0f);
+  float p = 1.535336188319500e-4f;
+  p = p * f + 1.339887440266574e-3f;
+  p = p * f + 9.618437357674640e-3f;
+  p = p * f + 5.550332471162809e-2f;
+  p = p * f + 2.402264791363012e-1f;
+  p = p * f + 6.931472028550421e-1f;
+  p = p * f + 1.0f;
+  std::int32_t bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  bits <<= 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+struct FastScratch {
+  std::vector<std::int32_t> current;   // the block and its patch margin, (bw + 2K) x (bh + 2K)
+  std::vector<std::int32_t> window;    // a previous frame's window, (bw + 2K + 2T) x (bh + 2K + 2T)
+  std::vector<std::int32_t> squares;   // one offset's squared differences over the block and margin
+  std::vector<std::int32_t> columns;   // their sums down 2K+1 rows: bh x (bw + 2K)
+  std::vector<float> values;           // the window's pixels as floats
+  std::vector<std::int32_t> ssd;       // one output row's patch SSDs
+  std::vector<float> num;              // bw x bh
+  std::vector<float> den;
+};
+
+// image(x0 + i, y0 + j), extended by reflect-101, into `out` (w x h).
+void extend_into(ConstImageU8 image, int x0, int y0, int w, int h, std::vector<std::int32_t>& out) {
+  out.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+  for (int j = 0; j < h; ++j) {
+    const std::uint8_t* row = image.row(reflect101(y0 + j, image.height));
+    std::int32_t* dst = out.data() + static_cast<std::size_t>(j) * w;
+    const int x_first = x0 >= 0 && x0 + w <= image.width ? 0 : w;  // all inside: no reflection
+    if (x_first == 0)
+      for (int i = 0; i < w; ++i) dst[i] = row[x0 + i];
+    else
+      for (int i = 0; i < w; ++i) dst[i] = row[reflect101(x0 + i, image.width)];
+  }
+}
+
+// Adds the previous frame's window (vector v, radius t) to the block's sums.
+void add_window_fast(ConstImageU8 frame, int vx, int vy, int t, int k, float scale, int x0, int y0, int bw, int bh,
+                     FastScratch& f) {
+  const int cw = bw + 2 * k;  // the block and its patch margin
+  const int ch = bh + 2 * k;
+  const int ww = cw + 2 * t;  // the window
+  const int wh = ch + 2 * t;
+  extend_into(frame, x0 - k - t + vx, y0 - k - t + vy, ww, wh, f.window);
+  f.values.resize(f.window.size());
+  for (std::size_t i = 0; i < f.window.size(); ++i) f.values[i] = static_cast<float>(f.window[i]);
+  f.squares.resize(static_cast<std::size_t>(cw) * ch);
+  f.columns.resize(static_cast<std::size_t>(cw) * bh);
+  f.ssd.resize(static_cast<std::size_t>(bw));
+  const int side = 2 * k + 1;
+  for (int dy = -t; dy <= t; ++dy)
+    for (int dx = -t; dx <= t; ++dx) {
+      for (int j = 0; j < ch; ++j) {
+        const std::int32_t* c = f.current.data() + static_cast<std::size_t>(j) * cw;
+        const std::int32_t* w = f.window.data() + static_cast<std::size_t>(j + t + dy) * ww + (t + dx);
+        std::int32_t* sq = f.squares.data() + static_cast<std::size_t>(j) * cw;
+        for (int i = 0; i < cw; ++i) {
+          const std::int32_t d = c[i] - w[i];
+          sq[i] = d * d;
+        }
+      }
+      for (int j = 0; j < bh; ++j) {
+        std::int32_t* col = f.columns.data() + static_cast<std::size_t>(j) * cw;
+        const std::int32_t* sq = f.squares.data() + static_cast<std::size_t>(j) * cw;
+        for (int i = 0; i < cw; ++i) col[i] = sq[i];
+        for (int r = 1; r < side; ++r)
+          for (int i = 0; i < cw; ++i) col[i] += sq[static_cast<std::size_t>(r) * cw + i];
+      }
+      for (int j = 0; j < bh; ++j) {
+        const std::int32_t* col = f.columns.data() + static_cast<std::size_t>(j) * cw;
+        const float* value = f.values.data() + static_cast<std::size_t>(j + k + t + dy) * ww + (k + t + dx);
+        float* num = f.num.data() + static_cast<std::size_t>(j) * bw;
+        float* den = f.den.data() + static_cast<std::size_t>(j) * bw;
+        std::int32_t* ssd = f.ssd.data();
+        for (int i = 0; i < bw; ++i) ssd[i] = col[i];
+        for (int r = 1; r < side; ++r)
+          for (int i = 0; i < bw; ++i) ssd[i] += col[i + r];
+        for (int i = 0; i < bw; ++i) {
+          const float weight = exp2_below_zero(static_cast<float>(ssd[i]) * scale);
+          num[i] += weight * value[i];
+          den[i] += weight;
+        }
+      }
+    }
+}
+
 }  // namespace
 
 void check_temporal_nlmeans_params(const ops::TemporalNlmeansParams& p) {
@@ -144,10 +254,51 @@ void temporal_nlmeans_unrounded(ConstImageU8 current, std::span<const TemporalRe
 }
 
 void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> previous,
-                      const ops::TemporalNlmeansParams& params, ImageU8 dst) {
-  evaluate(current, previous, params, dst.width, dst.height, [&](int x, int y, double mean) {
-    dst(x, y) = static_cast<std::uint8_t>(std::clamp(std::floor(mean + 0.5), 0.0, 255.0));
+                      const ops::TemporalNlmeansParams& params, ImageU8 dst, TemporalNlmeansScratch& scratch) {
+  check_inputs(current, previous, params, dst.width, dst.height);
+  if (current.empty()) return;
+  const std::size_t pixels = static_cast<std::size_t>(current.width) * static_cast<std::size_t>(current.height);
+  scratch.num.resize(pixels);
+  scratch.den.resize(pixels);
+  const ImageF32 num{scratch.num.data(), current.width, current.height, current.width * static_cast<std::ptrdiff_t>(sizeof(float))};
+  const ImageF32 den{scratch.den.data(), current.width, current.height, current.width * static_cast<std::ptrdiff_t>(sizeof(float))};
+  nlmeans_sums(current, num, den, params.spatial, scratch.spatial);
+  const int k = params.spatial.patch / 2;
+  const int t = params.temporal_search / 2;
+  // -log2(e) / (|P| h^2), held at float's largest for a tiny h (a zero SSD still weighs 1).
+  const double patch_area = static_cast<double>(params.spatial.patch) * params.spatial.patch;
+  const float scale = static_cast<float>(std::max(-1.4426950408889634 / (patch_area * params.spatial.h * params.spatial.h),
+                                                  -static_cast<double>(std::numeric_limits<float>::max())));
+  const int blocks_x = ops::motion_blocks(current.width);
+  parallel_rows(ops::motion_blocks(current.height), [&](int begin, int end) {
+    thread_local FastScratch f;
+    for (int by = begin; by < end; ++by)
+      for (int bx = 0; bx < blocks_x; ++bx) {
+        const int x0 = bx * ops::kMotionBlock;
+        const int y0 = by * ops::kMotionBlock;
+        const int bw = std::min(ops::kMotionBlock, current.width - x0);
+        const int bh = std::min(ops::kMotionBlock, current.height - y0);
+        f.num.assign(static_cast<std::size_t>(bw) * bh, 0.0f);
+        f.den.assign(static_cast<std::size_t>(bw) * bh, 0.0f);
+        if (!previous.empty()) extend_into(current, x0 - k, y0 - k, bw + 2 * k, bh + 2 * k, f.current);
+        for (const auto& ref : previous) {
+          const ops::MotionVector v = ref.motion->at(bx, by);
+          add_window_fast(ref.frame, v.x, v.y, t, k, scale, x0, y0, bw, bh, f);
+        }
+        for (int y = 0; y < bh; ++y)
+          for (int x = 0; x < bw; ++x) {
+            const float n = num(x0 + x, y0 + y) + f.num[static_cast<std::size_t>(y) * bw + x];
+            const float d = den(x0 + x, y0 + y) + f.den[static_cast<std::size_t>(y) * bw + x];
+            dst(x0 + x, y0 + y) = static_cast<std::uint8_t>(std::clamp(std::floor(n / d + 0.5f), 0.0f, 255.0f));
+          }
+      }
   });
+}
+
+void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> previous,
+                      const ops::TemporalNlmeansParams& params, ImageU8 dst) {
+  thread_local TemporalNlmeansScratch scratch;
+  temporal_nlmeans(current, previous, params, dst, scratch);
 }
 
 }  // namespace fp::cpu

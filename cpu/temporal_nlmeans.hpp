@@ -13,10 +13,12 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "core/image_view.hpp"
 #include "core/ops/temporal_nlmeans_params.hpp"
 #include "cpu/motion_search.hpp"
+#include "cpu/nlmeans.hpp"
 
 namespace fp::cpu {
 
@@ -27,11 +29,24 @@ struct TemporalReference {
   const MotionField* motion = nullptr;
 };
 
-// The weighted mean, unrounded: what the tests compare the GPU's with.
+// The weighted mean evaluated in double precision, unrounded: the definition, slow; what the
+// tests compare the fast evaluation and the GPU's with.
 void temporal_nlmeans_unrounded(ConstImageU8 current, std::span<const TemporalReference> previous,
                                 const ops::TemporalNlmeansParams& params, ImageF32 dst);
 
-// The same rounded half up and clamped to 0..255.
+// What the fast evaluation keeps from one call to the next (the current frame's window sums,
+// nlmeans' buffers), so that once sized no call allocates them again.
+struct TemporalNlmeansScratch {
+  std::vector<float> num;
+  std::vector<float> den;
+  NlmeansScratch spatial;
+};
+
+// The same rounded half up and clamped to 0..255, evaluated fast in float (nlmeans' vectorized
+// kernel for the current frame, vectorizable loops for the previous frames' windows): within
+// float error of the definition, as cpu::nlmeans is. What the CPU backend runs.
+void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> previous,
+                      const ops::TemporalNlmeansParams& params, ImageU8 dst, TemporalNlmeansScratch& scratch);
 void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> previous,
                       const ops::TemporalNlmeansParams& params, ImageU8 dst);
 

@@ -58,7 +58,7 @@ class TemporalNlmeansOp final : public ops::FrameOp {
       const Kept& before = previous(j);
       references_.push_back({view(params_.recursive ? before.output : before.input), &fields_[static_cast<std::size_t>(j - 1)]});
     }
-    temporal_nlmeans(current, references_, params_, out.luma().view());
+    temporal_nlmeans(current, references_, params_, out.luma().view(), scratch_);
     if (params_.frames == 0) return;
     copy_into(current, now.input);
     if (params_.recursive) copy_into(out.luma().cview(), now.output);
@@ -78,6 +78,7 @@ class TemporalNlmeansOp final : public ops::FrameOp {
   int next_ = 0;            // the current frame's place in it
   std::vector<MotionField> fields_;  // into the previous frame j at j - 1
   std::vector<TemporalReference> references_;
+  TemporalNlmeansScratch scratch_;
   ops::TemporalHistory history_;
   int width_ = -1;
   int height_ = -1;
