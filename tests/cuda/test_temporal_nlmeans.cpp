@@ -213,6 +213,14 @@ TEST(TemporalNlmeansGpu, SumsMatchTheDefinition) {
   p.frames = 4;
   p.spatial.h = 12;
   for (const int used : {0, 1, 2, 4}) expect_sums_match(45, 37, p, used, 3);
+  // Under compute-sanitizer (small sizes) the cases above and one of each kind below: the
+  // kernels' indexing and synchronization are the same for every parameter.
+  if (small_sizes()) {
+    p.spatial.patch = 15;
+    p.temporal_search = 21;
+    expect_sums_match(40, 33, p, 2, 1);
+    return;
+  }
   for (const int patch : {1, 3, 5, 9, 15}) {
     p.spatial.patch = patch;
     expect_sums_match(70, 53, p, 2, 0);
@@ -328,21 +336,23 @@ void expect_close(const std::vector<HostImageU8>& got, const std::vector<HostIma
 
 TEST(TemporalNlmeansGpu, OpMatchesTheCpuOpOverASequenceWithACutAndAGap) {
   FP_REQUIRE_GPU();
-  const auto frames = sequence(67, 45, 12, 6);
-  for (const int k : {0, 1, 2, 3, 4})
+  const auto frames = small_sizes() ? sequence(48, 37, 8, 4) : sequence(67, 45, 12, 6);
+  const int gap = small_sizes() ? 6 : 9;
+  const std::vector<int> ks = small_sizes() ? std::vector<int>{0, 2, 4} : std::vector<int>{0, 1, 2, 3, 4};
+  for (const int k : ks)
     for (const bool motion : {true, false}) {
       SCOPED_TRACE("frames " + std::to_string(k) + (motion ? " motion" : " no motion"));
       ops::TemporalNlmeansParams p;
       p.frames = k;
       p.motion = motion;
       p.spatial.h = 15;
-      expect_close(run_gpu_op(p, frames, 1, 9), run_cpu_op(p, frames, 9), 1);
+      expect_close(run_gpu_op(p, frames, 1, gap), run_cpu_op(p, frames, gap), 1);
     }
 }
 
 TEST(TemporalNlmeansGpu, RecursiveOpMatchesTheCpuOp) {
   FP_REQUIRE_GPU();
-  const auto frames = sequence(67, 45, 10, 100);
+  const auto frames = small_sizes() ? sequence(48, 37, 6, 100) : sequence(67, 45, 10, 100);
   ops::TemporalNlmeansParams p;
   p.frames = 3;
   p.recursive = true;

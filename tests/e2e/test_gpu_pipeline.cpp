@@ -1,9 +1,9 @@
 // The same pipelines run on the CPU and on the GPU (through the CLI) must agree: histogram
-// rows identical, mean_smooth, thinning, tile and pyramid_fusion bit-identical, nlmeans
-// within one gray level (its float weights may round differently near a .5; nothing else
-// reads its output, since a one-level difference going into max_energy's choice could move
-// a fused sample by more), and the same frames with the same timestamps. Skipped where no
-// CUDA device is present.
+// rows identical, mean_smooth, thinning, tile and pyramid_fusion bit-identical, nlmeans and
+// temporal_nlmeans within one gray level (their float weights may round differently near a
+// .5; nothing else reads their output, since a one-level difference going into max_energy's
+// choice could move a fused sample by more), and the same frames with the same timestamps.
+// temporal_nlmeans' history crosses the GPU run's slots. Skipped where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,6 +29,7 @@ std::string pipeline_yaml(const std::string& input) {
          "stages:\n"
          "  - {id: hist,    type: luma_histogram, output: hist.jsonl}\n"
          "  - {id: denoise, type: nlmeans, input: input, h: 12, patch: 7, search: 21}\n"
+         "  - {id: tdenoise, type: temporal_nlmeans, input: input, h: 12, frames: 2}\n"
          "  - {id: smooth,  type: mean_smooth, input: input, radius: 3}\n"
          "  - {id: fused,   type: pyramid_fusion, inputs: [input, smooth], levels: 5, rule: max_energy}\n"
          "  - {id: skel,    type: thinning, input: smooth, threshold: otsu}\n"
@@ -40,7 +41,8 @@ std::string pipeline_yaml(const std::string& input) {
          "  - {id: e4, type: encode, input: skel,    output: skel.y4m}\n"
          "  - {id: e5, type: encode, input: fixed,   output: fixed.y4m}\n"
          "  - {id: e6, type: encode, input: input,   output: input.y4m}\n"
-         "  - {id: e7, type: encode, input: grid,    output: grid.y4m}\n";
+         "  - {id: e7, type: encode, input: grid,    output: grid.y4m}\n"
+         "  - {id: e8, type: encode, input: tdenoise, output: tdenoise.y4m}\n";
 }
 
 std::vector<Frame> read_all(const fs::path& file) {
@@ -95,7 +97,7 @@ TEST_P(GpuMatchesCpu, EveryStageAgrees) {
 
   const std::vector<std::pair<std::string, int>> outputs = {
       {"input.y4m", 0}, {"smooth.y4m", 0}, {"skel.y4m", 0}, {"fixed.y4m", 0}, {"grid.y4m", 0}, {"fused.y4m", 0},
-      {"denoise.y4m", 1}};
+      {"denoise.y4m", 1}, {"tdenoise.y4m", 1}};
   for (const auto& [name, tolerance] : outputs) {
     const auto cpu = read_all(cpu_dir / name);
     const auto gpu = read_all(gpu_dir / name);
