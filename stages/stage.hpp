@@ -143,6 +143,10 @@ struct StageSpec {
   // Checks between parameters that the table cannot express (may be empty).
   std::function<std::vector<ParamIssue>(const StageParams&)> check;
   std::function<std::unique_ptr<Stage>(const StageParams&, const StageContext&)> create;
+  // A stage with history (state kept from one frame to the next): how much it keeps, in
+  // frames of its stream's size (an I420 frame's bytes each), for the memory a stream is
+  // estimated to need (pipeline/streams/jobs). Empty: it keeps nothing.
+  std::function<double(const StageParams&)> kept_frames;
 
   const ParamSpec* find_param(const std::string& name) const {
     for (const auto& p : params)

@@ -51,6 +51,15 @@ StageSpec temporal_nlmeans_stage_spec() {
        .help = "true: search the previous outputs instead of the previous inputs (stronger, may smear)",
        .default_value = std::string("false"), .keywords = {"false", "true"}},
   };
+  // Each of frames + 1 frames kept: its luma and its halvings (4/3 of a luma plane, 8/9 of an
+  // I420 frame), and when recursive its output's luma too (2/3); besides, the current frame's
+  // two float sums (4 bytes a pixel each: 16/3 frames).
+  spec.kept_frames = [](const StageParams& params) {
+    const auto frames = static_cast<double>(params.integer("frames"));
+    if (frames == 0) return 0.0;
+    const double each = 8.0 / 9.0 + (params.text("recursive") == "true" ? 2.0 / 3.0 : 0.0);
+    return (frames + 1) * each + 16.0 / 3.0;
+  };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     ops::TemporalNlmeansParams p;
     p.spatial.h = params.real("h");

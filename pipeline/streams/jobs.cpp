@@ -33,6 +33,7 @@ namespace {
 //   each output: its queue (queue_depth frames) and, unless it is `null`, what libx264 holds:
 //            rc-lookahead (40 at the default preset), a frame per frame thread (its share of
 //            the cores, media/encoder_threads.hpp) and its B-frames and references (8);
+//   stages with history: what they keep (StageSpec::kept_frames: temporal_nlmeans' frames);
 //   fixed: 16 MiB a stream for thread stacks, codec contexts and x264's tables.
 // Checked against what was measured on a 16-core machine before streams were capped: 20
 // 1080p files took 5.7 GB (285 MB a stream; this estimates ~350 MB), 200 320x240 files
@@ -148,13 +149,14 @@ std::size_t stream_host_bytes(const StreamFootprint& f) {
   frames += static_cast<std::size_t>(f.sinks) * f.queue_depth;
   frames += static_cast<std::size_t>(f.encoders) *
             (kEncoderLookaheadFrames + x264_frame_threads(f) + kEncoderReorderFrames);
-  return kStreamFixedBytes + frames * frame_bytes(f, 64);
+  const double kept = f.gpu ? 0.0 : f.kept_frames;
+  return kStreamFixedBytes + frames * frame_bytes(f, 64) + static_cast<std::size_t>(kept * frame_bytes(f, 64));
 }
 
 std::size_t stream_device_bytes(const StreamFootprint& f) {
   if (!f.gpu) return 0;
   const std::size_t frames = kNvdecSurfaces + static_cast<std::size_t>(f.nodes) * f.slots;
-  return kStreamFixedDeviceBytes + frames * frame_bytes(f, 512);
+  return kStreamFixedDeviceBytes + frames * frame_bytes(f, 512) + static_cast<std::size_t>(f.kept_frames * frame_bytes(f, 512));
 }
 
 int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device_free,
@@ -205,6 +207,7 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   footprint.encoders = 0;
   for (const auto& stage : definition.stages) {
     const StageSpec* spec = find_stage(stage.type);
+    if (spec != nullptr && spec->kept_frames) footprint.kept_frames += spec->kept_frames(stage.params);
     if (spec == nullptr || spec->role != StageRole::Sink) continue;
     ++footprint.sinks;
     const bool discards = stage.params.has("output") && (stage.params.text("output").empty() || stage.params.text("output") == "null");

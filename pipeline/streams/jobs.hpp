@@ -29,6 +29,9 @@ struct StreamFootprint {
   // encoders open at once); 0: x264's own choice, 1.5 a core.
   int encoder_threads = 0;
   bool gpu = false;     // frames of the graph and NVDEC's surfaces are on the device
+  // What stages with history keep (StageSpec::kept_frames), in frames of the stream's size:
+  // in the device's memory on a GPU, else in the host's.
+  double kept_frames = 0;
 };
 
 // Estimated peak memory of one stream, in bytes: in host memory, and (gpu) on the device.

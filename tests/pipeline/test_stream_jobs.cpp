@@ -9,6 +9,7 @@
 #include "pipeline/definition/config_error.hpp"
 #include "pipeline/streams/jobs.hpp"
 #include "pipeline/streams/limiter.hpp"
+#include "stages/registry.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp {
@@ -74,6 +75,39 @@ TEST(StreamJobs, TheDefaultFollowsMemoryAndFrameSize) {
   const std::size_t each = stream_device_bytes(large);
   EXPECT_EQ(jobs_that_fit(HostMemory{1024 * gib}, {each * 10}, large), 8);          // 80% of 10 streams' worth
   EXPECT_EQ(jobs_that_fit(HostMemory{1024 * gib}, {each * 10, each * 10}, large), 16);
+  // What a stage with history keeps counts where it is kept: on the device on a GPU.
+  // One more node on one slot is one more frame: the size of a frame in the estimate.
+  StreamFootprint one_slot = large;
+  one_slot.slots = 1;
+  StreamFootprint one_more = one_slot;
+  ++one_more.nodes;
+  const std::size_t device_frame = stream_device_bytes(one_more) - stream_device_bytes(one_slot);
+  StreamFootprint keeping = large;
+  keeping.kept_frames = 8;
+  EXPECT_EQ(stream_device_bytes(keeping), each + 8 * device_frame);
+  EXPECT_EQ(stream_host_bytes(keeping), stream_host_bytes(large));
+  keeping.gpu = false;
+  large.gpu = false;
+  EXPECT_GE(stream_host_bytes(keeping), stream_host_bytes(large) + std::size_t{8} * 1920 * 1080 * 3 / 2);
+}
+
+// temporal_nlmeans says what it keeps: nothing spatially, more frames with more history.
+TEST(StreamJobs, ATemporalStageCountsWhatItKeeps) {
+  const StageSpec* spec = find_stage("temporal_nlmeans");
+  ASSERT_NE(spec, nullptr);
+  ASSERT_TRUE(spec->kept_frames);
+  auto kept = [&](std::int64_t frames, const char* recursive) {
+    StageParams params;
+    params.set("frames", frames);
+    params.set("recursive", std::string(recursive));
+    return spec->kept_frames(params);
+  };
+  EXPECT_EQ(kept(0, "false"), 0.0);
+  EXPECT_GT(kept(4, "false"), kept(2, "false"));
+  EXPECT_GT(kept(2, "true"), kept(2, "false") + 1);
+  // frames 2 at 1080p: 3 frames' luma and halvings and two float planes, ~25 MB.
+  EXPECT_NEAR(kept(2, "false") * 1920 * 1080 * 1.5 / 1e6, 3 * 1920 * 1080 * 4.0 / 3 / 1e6 + 1920 * 1080 * 8 / 1e6, 0.5);
+  EXPECT_FALSE(find_stage("nlmeans")->kept_frames);
 }
 
 TEST(StreamJobs, LiveInputsGetTheirPlacesOrAreRefused) {
