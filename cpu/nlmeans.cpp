@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/exp2_polynomial.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/scratch.hpp"
 
@@ -87,26 +88,16 @@ struct Lanes {
     return v;
   }
 
-  // 2^u, relative error about 2e-7, with u held at -126 and above (a weight of 2^-126 is far
-  // too small to matter next to the centre weight 1). The split u = n + f, |f| <= 1/2, takes
-  // 2^f from a polynomial (Cephes exp2f) and 2^n from the exponent bits: adding
-  // 1.5 * 2^23 + 127 rounds u to an integer and leaves n + 127 in the low mantissa bits, which
-  // a shift by 23 moves into the exponent field.
+  // 2^u (cpu/exp2_polynomial.hpp), with u held at -126 and above (a weight of 2^-126 is far
+  // too small to matter next to the centre weight 1).
   __attribute__((always_inline)) static F exp2_clamped(const F& exponent) {
     const F lowest = splat(-126.0f);
     // A bitwise select: GCC turns ?: on vectors into scalar code for SSE2.
     const I below = exponent < lowest;
     const F u = (F)(((I)lowest & below) | ((I)exponent & ~below));
-    const F shifted = u + 12583039.0f;  // 1.5 * 2^23 + 127
-    const F f = u - (shifted - 12583039.0f);
-    F p = splat(1.535336188319500e-4f);
-    p = p * f + 1.339887440266574e-3f;
-    p = p * f + 9.618437357674640e-3f;
-    p = p * f + 5.550332471162809e-2f;
-    p = p * f + 2.402264791363012e-1f;
-    p = p * f + 6.931472028550421e-1f;
-    p = p * f + 1.0f;
-    return p * (F)((I)shifted << 23);
+    const F shifted = u + kExp2Shift;
+    const F f = u - (shifted - kExp2Shift);
+    return exp2_fraction(f) * (F)((I)shifted << 23);
   }
 };
 

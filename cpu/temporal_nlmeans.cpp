@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/exp2_polynomial.hpp"
 #include "cpu/nlmeans.hpp"
 #include "cpu/parallel.hpp"
 
@@ -135,24 +136,16 @@ void evaluate(ConstImageU8 current, std::span<const TemporalReference> previous,
 // squared differences, their sums down 2K+1 rows, then along 2K+1 columns, then the weights as
 // 2^(SSD * scale) from a polynomial (cpu/nlmeans' too). Within float error of the definition.
 
-// 2^u for u <= 0, relative error about 2e-7, u held at -126 and above (as cpu/nlmeans).
+// 2^u for u <= 0 (cpu/exp2_polynomial.hpp), u held at -126 and above, as cpu/nlmeans does.
 inline float exp2_below_zero(float u) {
   u = std::max(u, -126.0f);
-  const float shifted = u + 12583039.0f;  // 1.5 * 2^23 + 127: rounds u, n + 127 in the low bits
-  const float f = u - (shifted - 12583039.0f);
-  float p = 1.535336188319500e-4f;
-  p = p * f + 1.339887440266574e-3f;
-  p = p * f + 9.618437357674640e-3f;
-  p = p * f + 5.550332471162809e-2f;
-  p = p * f + 2.402264791363012e-1f;
-  p = p * f + 6.931472028550421e-1f;
-  p = p * f + 1.0f;
+  const float shifted = u + kExp2Shift;
   std::int32_t bits;
   std::memcpy(&bits, &shifted, sizeof bits);
   bits <<= 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return exp2_fraction(u - (shifted - kExp2Shift)) * scale;
 }
 
 struct FastScratch {

@@ -37,6 +37,10 @@ class TemporalNlmeansOp final : public ops::FrameOp {
 
   void run(std::span<const Frame> inputs, Frame& out, FrameContext&) override {
     const ConstImageU8 current = inputs[0].luma().cview();
+    if (params_.frames == 0) {  // spatial only: nothing kept, no motion searched
+      temporal_nlmeans(current, {}, params_, out.luma().view(), scratch_);
+      return;
+    }
     // A gap in the stream or a new size (a new stream): the frames kept are not this one's past.
     if (inputs[0].follows_gap || current.width != width_ || current.height != height_) {
       history_ = {};
@@ -59,7 +63,6 @@ class TemporalNlmeansOp final : public ops::FrameOp {
       references_.push_back({view(params_.recursive ? before.output : before.input), &fields_[static_cast<std::size_t>(j - 1)]});
     }
     temporal_nlmeans(current, references_, params_, out.luma().view(), scratch_);
-    if (params_.frames == 0) return;
     copy_into(current, now.input);
     if (params_.recursive) copy_into(out.luma().cview(), now.output);
     next_ = (next_ + 1) % static_cast<int>(kept_.size());

@@ -101,6 +101,14 @@ void upload(ImageView<const T> host, ImageView<T> device, cudaStream_t stream) {
                                   cudaMemcpyHostToDevice, stream));
 }
 
+// Between two device planes of the same size (any pitches).
+template <class T>
+void copy(ImageView<const T> from, ImageView<T> to, cudaStream_t stream) {
+  FP_CUDA_CHECK(cudaMemcpy2DAsync(to.data, to.pitch, from.data, from.pitch,
+                                  static_cast<std::size_t>(from.width) * sizeof(T), from.height,
+                                  cudaMemcpyDeviceToDevice, stream));
+}
+
 template <class T>
 void download(ImageView<const T> device, ImageView<T> host, cudaStream_t stream) {
   FP_CUDA_CHECK(cudaMemcpy2DAsync(host.data, host.pitch, device.data, device.pitch,

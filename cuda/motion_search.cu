@@ -225,9 +225,4 @@ void motion_search(const MotionLevels& current, const MotionLevels* previous, in
   check_launch("motion_kernel");
 }
 
-void motion_search(const MotionLevels& current, const MotionLevels& previous, bool motion,
-                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sum, cudaStream_t stream) {
-  motion_search(current, &previous, 1, motion, vectors, sads, sad_sum, stream);
-}
-
 }  // namespace fp::cuda

@@ -21,17 +21,13 @@ struct MotionLevels {
 // ops::motion_level_size gives).
 void build_motion_levels(ConstImageU8 frame, const ImageU8* halves, cudaStream_t stream);
 
-// The vector and SAD of every block of `current` into `previous` (ops::motion_blocks
-// columns and rows, row by row), and their SAD's sum added to *sad_sum (which the caller
-// zeroes). Without `motion` every vector is (0, 0).
-void motion_search(const MotionLevels& current, const MotionLevels& previous, bool motion,
-                   ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sum, cudaStream_t stream);
-
 // Previous frames one motion_search launch takes at most.
 inline constexpr int kMaxMotionTargets = 4;
 
-// The same for `count` previous frames in one launch: frame i's vectors and SADs at
-// i * blocks, its SAD sum added to sad_sums[i].
+// The vector and SAD of every block of `current` (ops::motion_blocks columns and rows, row by
+// row) into each of `count` previous frames, in one launch: frame i's vectors and SADs at
+// i * blocks, their sum added to sad_sums[i] (which the caller zeroes). Without `motion`
+// every vector is (0, 0).
 void motion_search(const MotionLevels& current, const MotionLevels* previous, int count, bool motion,
                    ops::MotionVector* vectors, std::int32_t* sads, unsigned long long* sad_sums, cudaStream_t stream);
 

@@ -10,9 +10,12 @@
 #include <type_traits>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/nlmeans_device.cuh"
 
 namespace fp::cuda {
 namespace {
+
+using namespace nlmeans_device;
 
 // How the kernel works (docs/stages.md has the definition, cuda/nlmeans.hpp the summary).
 //
@@ -55,7 +58,6 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileWidth = 32;
-constexpr std::uint32_t kTwoPow23Bits = 0x4B000000u;
 
 // The kernel's tuning, per patch radius K (Tunings): offsets per group, output rows per
 // thread, whether the tile is kept in four byte-shifted copies, whether the own patch rows
@@ -154,33 +156,8 @@ struct Args {
   ImageF32 sum_den;
 };
 
-// Reflect-101 into [0, n) for any i (n >= 1), as cpu::reflect101.
-__device__ int reflect101(int i, int n) {
-  if (static_cast<unsigned>(i) < static_cast<unsigned>(n)) return i;
-  if (n == 1) return 0;
-  const int period = 2 * (n - 1);
-  int m = i % period;
-  if (m < 0) m += period;
-  return m < n ? m : period - m;
-}
 
-// NW words of a tile row starting `shift / 8` bytes into the word at p.
-template <int NW>
-__device__ __forceinline__ void load_window(const std::uint32_t* p, unsigned shift, std::uint32_t (&w)[NW]) {
-  std::uint32_t raw[NW + 1];
-#pragma unroll
-  for (int j = 0; j <= NW; ++j) raw[j] = p[j];
-#pragma unroll
-  for (int j = 0; j < NW; ++j) w[j] = __funnelshift_r(raw[j], raw[j + 1], shift);
-}
 
-// 2^x by the special function unit; subnormal results (weights below 2^-126, negligible next
-// to the centre weight 1) flush to 0, and -inf gives 0.
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 
 // NW aligned words.
 template <int NW>
@@ -485,17 +462,11 @@ void run(ConstImageU8 src, ImageView<Out> dst, const ops::NlmeansParams& params,
   if (src.empty()) return;
 
   const int k = params.patch / 2;
-  // c = log2(e) / (patch^2 h^2), held at 1e30 for a tiny h: c * 2^23 stays finite, a zero
-  // SSD still gets exponent exactly 0 and any other a weight of 0, as the exact reference.
-  const double c =
-      std::min(1.4426950408889634 / (static_cast<double>(params.patch) * params.patch * params.h * params.h), 1e30);
-  const float scale = static_cast<float>(c);
+  const WeightExponent exponent = weight_exponent(params);
   args.src = src;
   args.radius = params.search / 2;
-  args.neg_scale = -scale;
-  // scale * 2^23 is exact in float (a power-of-two multiple), so the magic bias cancels exactly.
-  const bool magic = (2 * k + 1) * (2 * k + 1) * 255 * 255 < (1 << 23);
-  args.offset = magic ? scale * 8388608.0f : 0.0f;
+  args.neg_scale = exponent.neg_scale;
+  args.offset = exponent.offset;
   // One kernel per patch radius: the radius sizes the register arrays and unrolled loops.
   using Launch = void (*)(const Args&, cudaStream_t);
   constexpr Launch kLaunch[] = {launch_for<0>, launch_for<1>, launch_for<2>, launch_for<3>,

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/nlmeans_device.cuh"
 #include "cuda/limits.hpp"
 #include "cuda/nlmeans.hpp"
 
 namespace fp::cuda {
 namespace {
+
+using namespace nlmeans_device;
 
 // Coordinates (cuda/temporal_nlmeans.hpp has the summary). The warp's region starts at
 // (x0, y0) = (32 * blockIdx.x, 16 * region row); lane i works on column x0 + i, in motion
@@ -28,7 +31,6 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kRegionWidth = 32;
 constexpr int kRows = ops::kMotionBlock;  // output rows of a region: one block row
-constexpr std::uint32_t kTwoPow23Bits = 0x4B000000u;
 
 struct WarpLayout {
   int own_pitch;  // words per own-tile row
@@ -95,30 +97,8 @@ struct Args {
   ImageF32 dst32;
 };
 
-__device__ int reflect101(int i, int n) {
-  if (static_cast<unsigned>(i) < static_cast<unsigned>(n)) return i;
-  if (n == 1) return 0;
-  const int period = 2 * (n - 1);
-  int m = i % period;
-  if (m < 0) m += period;
-  return m < n ? m : period - m;
-}
 
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 
-// NW words of a row starting `shift / 8` bytes into the word at p.
-template <int NW>
-__device__ __forceinline__ void load_window(const std::uint32_t* p, unsigned shift, std::uint32_t (&w)[NW]) {
-  std::uint32_t raw[NW + 1];
-#pragma unroll
-  for (int j = 0; j <= NW; ++j) raw[j] = p[j];
-#pragma unroll
-  for (int j = 0; j < NW; ++j) w[j] = __funnelshift_r(raw[j], raw[j + 1], shift);
-}
 
 // Fills `words` (rows of `pitch` words, `rows` rows) with the bytes of `image` extended by
 // reflect-101 from (left, top), `data_width` bytes a row and zeros after them. Warp-wide.
@@ -408,11 +388,9 @@ void finish(ConstImageU8 current, const TemporalFrames& previous, const int* use
   args.blocks_y = ops::motion_blocks(current.height);
   args.t = params.temporal_search / 2;
   const int patch = params.spatial.patch;
-  // As cuda/nlmeans.cu: c = log2(e) / (patch^2 h^2), held at 1e30 for a tiny h.
-  const double c = std::min(1.4426950408889634 / (static_cast<double>(patch) * patch * params.spatial.h * params.spatial.h), 1e30);
-  const float scale = static_cast<float>(c);
-  args.neg_scale = -scale;
-  args.offset = patch * patch * 255 * 255 < (1 << 23) ? scale * 8388608.0f : 0.0f;
+  const WeightExponent exponent = weight_exponent(params.spatial);
+  args.neg_scale = exponent.neg_scale;
+  args.offset = exponent.offset;
   args.spatial_num = spatial_num;
   args.spatial_den = spatial_den;
   using Launch = void (*)(const Args&, cudaStream_t);

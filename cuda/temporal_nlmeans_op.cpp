@@ -36,12 +36,6 @@ struct Kept {
   DeviceImage<std::uint8_t> output;
 };
 
-void copy_plane(ConstImageU8 from, ImageU8 to, cudaStream_t stream) {
-  FP_CUDA_CHECK(cudaMemcpy2DAsync(to.data, static_cast<std::size_t>(to.pitch), from.data,
-                                  static_cast<std::size_t>(from.pitch), static_cast<std::size_t>(from.width),
-                                  static_cast<std::size_t>(from.height), cudaMemcpyDeviceToDevice, stream));
-}
-
 class TemporalNlmeansOp final : public ops::FrameOp {
  public:
   TemporalNlmeansOp(const ops::TemporalNlmeansParams& params, const ops::OpShape& shape)
@@ -114,8 +108,8 @@ class TemporalNlmeansOp final : public ops::FrameOp {
     FP_CUDA_CHECK(cudaStreamWaitEvent(stream, searched_.get(), 0));
     temporal_finish(current, previous, use_.get(), params_, num_.view(), den_.view(), out.luma().view(), stream);
 
-    copy_plane(current, now.input.view(), stream);
-    if (params_.recursive) copy_plane(out.luma().cview(), now.output.view(), stream);
+    copy(current, now.input.view(), stream);
+    if (params_.recursive) copy(out.luma().cview(), now.output.view(), stream);
     done_.record(stream);
     recorded_ = true;
     first_ = false;

@@ -4,6 +4,7 @@
 #include "cuda/frame_ops.hpp"
 #include "cuda/limits.hpp"
 #include "stages/luma_plane_stage.hpp"
+#include "stages/nlmeans_stage.hpp"
 
 namespace fp {
 
@@ -32,13 +33,8 @@ StageSpec temporal_nlmeans_stage_spec() {
   spec.type = "temporal_nlmeans";
   spec.help = "non-local means of the luma over the current frame and motion-compensated windows of the previous ones";
   spec.planes = {.luma = PlaneOrigin::Computed, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
-  spec.params = {
-      {.name = "h", .type = ParamType::Float, .help = "filtering strength: larger removes more noise (and detail)",
-       .default_value = 10.0, .range = {.min = 0, .max = 1000, .min_exclusive = true}},
-      {.name = "patch", .type = ParamType::Int, .help = "side of the square patch compared around each pixel",
-       .default_value = std::int64_t{7}, .range = {.min = 1, .max = cuda::kNlmeansMaxPatch}, .odd = true},
-      {.name = "search", .type = ParamType::Int, .help = "side of the square window searched in the current frame",
-       .default_value = std::int64_t{21}, .range = {.min = 1, .max = cuda::kNlmeansMaxSearch}, .odd = true},
+  spec.params = nlmeans_window_params("side of the square window searched in the current frame");
+  spec.params.insert(spec.params.end(), {
       {.name = "frames", .type = ParamType::Int, .help = "previous frames searched too (0: spatial only)",
        .default_value = std::int64_t{2}, .range = {.min = 0, .max = ops::kMaxTemporalFrames}},
       {.name = "temporal_search", .type = ParamType::Int,
@@ -50,7 +46,7 @@ StageSpec temporal_nlmeans_stage_spec() {
       {.name = "recursive", .type = ParamType::Enum,
        .help = "true: search the previous outputs instead of the previous inputs (stronger, may smear)",
        .default_value = std::string("false"), .keywords = {"false", "true"}},
-  };
+  });
   // Each of frames + 1 frames kept: its luma and its halvings (4/3 of a luma plane, 8/9 of an
   // I420 frame), and when recursive its output's luma too (2/3); besides, the current frame's
   // two float sums (4 bytes a pixel each: 16/3 frames).
@@ -62,9 +58,7 @@ StageSpec temporal_nlmeans_stage_spec() {
   };
   spec.create = [](const StageParams& params, const StageContext& context) -> std::unique_ptr<Stage> {
     ops::TemporalNlmeansParams p;
-    p.spatial.h = params.real("h");
-    p.spatial.patch = static_cast<int>(params.integer("patch"));
-    p.spatial.search = static_cast<int>(params.integer("search"));
+    p.spatial = nlmeans_window(params);
     p.frames = static_cast<int>(params.integer("frames"));
     p.temporal_search = static_cast<int>(params.integer("temporal_search"));
     p.motion = params.text("motion") == "block";

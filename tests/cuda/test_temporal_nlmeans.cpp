@@ -111,7 +111,8 @@ void expect_same_motion(const HostImageU8& current, const HostImageU8& previous,
   DeviceArray<std::int32_t> sads(blocks);
   DeviceArray<unsigned long long> sum(1);
   FP_CUDA_CHECK(cudaMemset(sum.get(), 0, sizeof(unsigned long long)));
-  motion_search(cur.levels(), prev.levels(), motion, vectors.get(), sads.get(), sum.get(), nullptr);
+  const MotionLevels target = prev.levels();
+  motion_search(cur.levels(), &target, 1, motion, vectors.get(), sads.get(), sum.get(), nullptr);
   std::vector<ops::MotionVector> got_vectors(blocks);
   std::vector<std::int32_t> got_sads(blocks);
   unsigned long long got_sum = 0;

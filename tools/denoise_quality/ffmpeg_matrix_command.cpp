@@ -10,8 +10,9 @@
 
 #include "tools/denoise_quality/background_scorer.hpp"
 #include "tools/denoise_quality/commands.hpp"
-#include "tools/denoise_quality/process.hpp"
 #include "tools/denoise_quality/sweep_results.hpp"
+#include "tools/framepipe/bench/ncu_runner.hpp"
+#include "tools/framepipe/bench/scratch_folder.hpp"
 
 namespace fp::quality {
 
@@ -48,24 +49,31 @@ std::vector<Filter> filters() {
   return list;
 }
 
+// One ffmpeg run is a few seconds; far longer is a hang, not work.
+constexpr double kFfmpegTimeoutSeconds = 600;
+
+// Runs ffmpeg (no shell: file names and filters need no quoting); its output on failure.
+std::string run_ffmpeg(const std::vector<std::string>& argv, const std::string& what) {
+  const bench::ChildResult result = bench::run_with_timeout(argv, kFfmpegTimeoutSeconds);
+  if (result.timed_out || result.exit_code != 0)
+    throw std::runtime_error(fmt::format("{} {}: {}", what, result.timed_out ? "timed out" : fmt::format("exited with {}", result.exit_code),
+                                         result.output));
+  return result.output;
+}
+
 // `ffmpeg -version`'s first line, for the results.
-std::string ffmpeg_version(const std::string& ffmpeg, const TempFolder& scratch) {
-  const auto file = scratch.path() / "version.txt";
-  if (run_program({ffmpeg, "-hide_banner", "-version"}, file) != 0)
-    throw std::runtime_error(fmt::format("{} -version failed", ffmpeg));
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
+std::string ffmpeg_version(const std::string& ffmpeg) {
+  const std::string output = run_ffmpeg({ffmpeg, "-hide_banner", "-version"}, ffmpeg + " -version");
+  const std::string line = output.substr(0, output.find('\n'));
   return line.substr(0, line.find(" Copyright"));  // "ffmpeg version 5.1.6-0+deb12u1"
 }
 
 GrayVideo run_filter(const std::string& ffmpeg, const std::filesystem::path& in, const std::string& filter, Size size,
                      const std::filesystem::path& out) {
   const std::string dimensions = fmt::format("{}x{}", size.width, size.height);
-  const int status = run_program({ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "rawvideo",
-                                  "-pix_fmt", "gray", "-s", dimensions, "-i", in.string(), "-vf", filter, "-f",
-                                  "rawvideo", "-pix_fmt", "gray", out.string()});
-  if (status != 0) throw std::runtime_error(fmt::format("ffmpeg -vf {} on {} exited with {}", filter, in.string(), status));
+  run_ffmpeg({ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "rawvideo", "-pix_fmt", "gray", "-s",
+              dimensions, "-i", in.string(), "-vf", filter, "-f", "rawvideo", "-pix_fmt", "gray", out.string()},
+             fmt::format("ffmpeg -vf {} on {}", filter, in.string()));
   return read_gray(out, size);
 }
 
@@ -74,8 +82,8 @@ GrayVideo run_filter(const std::string& ffmpeg, const std::filesystem::path& in,
 int ffmpeg_matrix_command(const FfmpegMatrixArgs& args) {
   const SetInfo set = read_set_info(args.set_dir);
   const FrameRange range = args.range.resolve(set.frames);
-  const TempFolder scratch("denoise-quality-ffmpeg");
-  const std::string version = ffmpeg_version(args.ffmpeg, scratch);
+  const bench::ScratchFolder scratch("denoise-quality", "ffmpeg's outputs");
+  const std::string version = ffmpeg_version(args.ffmpeg);
   const auto list = filters();
   SweepResults results("ffmpeg-matrix", version, args.set_dir, set, range);
   for (const Filter& f : list) results.add_method({f.id, f.label, {{"program", args.ffmpeg}}});

@@ -22,6 +22,7 @@ struct ChildResult {
 
 // Runs argv[0] (searched on PATH) with the arguments, in its own process group, killed with
 // that group after `timeout_s`. Throws std::runtime_error when it cannot be started at all.
+// Not only for ncu: denoise-quality runs FFmpeg's filters with it.
 ChildResult run_with_timeout(const std::vector<std::string>& argv, double timeout_s);
 
 // Why an ncu run is of no use, from its result and its log ("" when it looks fine): the
