@@ -20,6 +20,15 @@ void append_printable(std::string& out, std::string_view text) {
   }
 }
 
+std::optional<std::string> control_character_problem(std::string_view text) {
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (byte < 0x20 || byte == 0x7f)
+      return "holds a control character (" + printable_text(text.substr(at, 1)) + " at byte " + std::to_string(at) + ")";
+  }
+  return std::nullopt;
+}
+
 std::string printable_text(std::string_view text) {
   std::string out;
   append_printable(out, text);

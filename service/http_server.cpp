@@ -76,8 +76,8 @@ void HttpServer::install_common_handlers() {
   // line: 400) gets the API's JSON error too.
   server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    // A budget ran out while httplib read the request: it says 400; say which.
-    if (res.status == 400 && request_overrun_on_this_thread() == RequestOverrun::headers) res.status = 431;
+    // The body's budget ran out while httplib read it: it says 400; say which. (A head too
+    // large never reaches httplib: the intake answers it 431.)
     if (res.status == 400 && request_overrun_on_this_thread() == RequestOverrun::body) res.status = 413;
     std::string message = reason_of(res.status);
     if (res.status == 404) message = fmt::format("no route for {} {}", req.method, req.path.substr(0, 200));
@@ -93,6 +93,20 @@ void HttpServer::install_common_handlers() {
     } catch (...) {
       send_error(res, 500, "unknown failure");
     }
+  });
+
+  // Probes, and requests with the valid token, have workers of their own: no number of
+  // clients without it can keep them from an answer.
+  server_.set_priority([this](const RequestHead& head) {
+    if ((head.method == "GET" || head.method == "HEAD") && probes_.count(std::string(head.path()))) return true;
+    if (options_.token.empty()) return false;
+    const auto authorization = head.values("Authorization");
+    return authorization.size() == 1 && bearer_token_matches(authorization.front(), options_.token);
+  });
+  // Refused before httplib saw them (not framed exactly, or too large): counted as the
+  // requests refused in the pre-routing handler are.
+  server_.set_refusal_observer([this](int status) {
+    if (observer_) observer_(status == 431 ? "unmatched" : "bad_request", status);
   });
 
   server_.set_logger([this](const httplib::Request&, const httplib::Response& res) {

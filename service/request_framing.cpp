@@ -8,6 +8,15 @@ namespace fp::service {
 
 namespace {
 
+// 1 to 18 digits: a length that fits any integer type it is read into, with no sign, blank
+// or second value ("5, 5") that two parsers might read differently.
+bool plain_length(std::string_view text) {
+  return !text.empty() && text.size() <= 18 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
   if (first == std::string_view::npos) return {};
@@ -19,15 +28,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
 }
-
-// 1 to 18 digits: a length that fits any integer type it is read into, with no sign, blank
-// or second value ("5, 5") that two parsers might read differently.
-bool plain_length(std::string_view text) {
-  return !text.empty() && text.size() <= 18 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-}  // namespace
 
 std::optional<std::string> framing_problem(const httplib::Request& req) {
   const auto lengths = req.get_header_value_count("Content-Length");

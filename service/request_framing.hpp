@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace fp::service {
 
@@ -16,6 +17,11 @@ namespace fp::service {
 // Content-Length and Transfer-Encoding together, a Transfer-Encoding other than one
 // `chunked`, a Content-Length that is not a plain decimal number.
 std::optional<std::string> framing_problem(const httplib::Request& req);
+
+// A header value without the spaces and tabs around it (OWS).
+std::string_view trimmed(std::string_view text);
+// ASCII letters compared without case: header names.
+bool equals_ignoring_case(std::string_view a, std::string_view b);
 
 // The request announces a body: a Transfer-Encoding, or a Content-Length other than 0.
 bool carries_body(const httplib::Request& req);

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/printable_text.hpp"
 #include "pipeline/config/yaml.hpp"
 
 namespace fp {
@@ -66,9 +67,12 @@ ConvertedParam convert_float(const ParamSpec& spec, const YAML::Node& node) {
   return {ParamValue{*value}};
 }
 
+// Every text parameter is a path or a URI: none may hold a control character (a NUL would
+// end it at the open, so that the path checked is not the path opened).
 ConvertedParam convert_text(const YAML::Node& node) {
   const auto text = scalar_text(node);
   if (!text) return fail("must be a string (got " + describe_node(node) + ")");
+  if (const auto problem = control_character_problem(*text)) return fail("must be a path or URI: it " + *problem);
   return {ParamValue{*text}};
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/printable_text.hpp"
 #include "core/small_file.hpp"
 #include "media/stream_uri.hpp"
 #include "pipeline/stream_spec/spec_reader.hpp"
@@ -55,10 +56,14 @@ class YamlSpecFields final : public SpecFields {
     std::vector<FieldEntry> entries;
     for (const auto& item : entry_[key]) {
       const YAML::Node& value = item.second;
-      FieldEntry entry{item.first.Scalar(), yaml_kind(value), ""};
+      FieldEntry entry{item.first.Scalar(), yaml_kind(value), "", std::nullopt};
       if (value.IsScalar()) {
         entry.yaml_text = value.Scalar();
+        entry.control_character = control_character_problem(value.Scalar());
       } else if (value.IsSequence()) {
+        for (const auto& element : value)
+          if (element.IsScalar() && !entry.control_character)
+            entry.control_character = control_character_problem(element.Scalar());
         YAML::Emitter flow;
         flow << YAML::Flow << value;
         entry.yaml_text = flow.c_str();

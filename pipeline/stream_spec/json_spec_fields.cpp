@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/printable_text.hpp"
+
 namespace fp {
 
 using nlohmann::json;
@@ -69,10 +71,27 @@ std::string JsonSpecFields::text(const std::string& key) const { return object_.
 
 std::size_t JsonSpecFields::size(const std::string& key) const { return object_.at(key).size(); }
 
+namespace {
+
+// The first control character in a JSON value's strings, the strings of a list included.
+std::optional<std::string> control_character_in(const nlohmann::json& value) {
+  if (value.is_string()) return control_character_problem(value.get_ref<const std::string&>());
+  if (value.is_array())
+    for (const auto& element : value)
+      if (element.is_string())
+        if (auto problem = control_character_problem(element.get_ref<const std::string&>())) return problem;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<FieldEntry> JsonSpecFields::entries(const std::string& key) const {
   std::vector<FieldEntry> entries;
   for (const auto& [name, value] : object_.at(key).items()) {
-    FieldEntry entry{name, kind_of(value), ""};
+    FieldEntry entry{name, kind_of(value), "", std::nullopt};
+    // The API's strings are values, decoded; the state file's are YAML text, which only
+    // reading it as YAML decodes (the planner does).
+    if (strings_ == Strings::AreValues) entry.control_character = control_character_in(value);
     if (entry.kind == FieldKind::Text && strings_ == Strings::AreYamlText) entry.yaml_text = value.get<std::string>();
     else if (entry.kind != FieldKind::Null && entry.kind != FieldKind::Map) entry.yaml_text = yaml_text(value);
     entries.push_back(std::move(entry));

@@ -44,8 +44,15 @@ void check_keys(const SpecFields& fields, const SpecReading& reading) {
   }
 }
 
+void check_control_characters(const SpecFields& fields, const SpecReading& reading, const std::string& path,
+                              std::string_view text) {
+  if (!reading.refuse_control_characters) return;
+  if (const auto problem = control_character_problem(text)) fields.fail(path, *problem);
+}
+
 // A text field: "" when absent and not needed.
-std::string text_field(const SpecFields& fields, const std::string& key, bool needed, std::size_t max_bytes) {
+std::string text_field(const SpecFields& fields, const SpecReading& reading, const std::string& key, bool needed,
+                       std::size_t max_bytes) {
   const FieldKind kind = fields.kind(key);
   if (kind == FieldKind::Absent) {
     if (needed) fields.fail(key, "missing");
@@ -54,11 +61,13 @@ std::string text_field(const SpecFields& fields, const std::string& key, bool ne
   if (kind != FieldKind::Text) fields.fail(key, fmt::format("expected a string, got {}", field_kind_words(kind)));
   std::string text = fields.text(key);
   check_length(fields, key, text, max_bytes);
+  check_control_characters(fields, reading, key, text);
   if (text.empty()) fields.fail(key, "empty");
   return text;
 }
 
-std::map<std::string, std::string> parameters(const SpecFields& fields, const std::string& key) {
+std::map<std::string, std::string> parameters(const SpecFields& fields, const SpecReading& reading,
+                                              const std::string& key) {
   std::map<std::string, std::string> values;
   const FieldKind kind = fields.kind(key);
   if (kind == FieldKind::Absent || kind == FieldKind::Null) return values;
@@ -69,10 +78,12 @@ std::map<std::string, std::string> parameters(const SpecFields& fields, const st
     fields.fail(key, fmt::format("{} entries, more than the {} allowed", size, kMaxMapEntries));
   for (auto& entry : fields.entries(key)) {
     check_length(fields, key + " key", entry.name, kMaxNameBytes);
+    check_control_characters(fields, reading, key + " key", entry.name);
     const std::string path = fmt::format("{}.{}", key, printable_text(entry.name));
     if (entry.kind == FieldKind::Null || entry.kind == FieldKind::Map || entry.kind == FieldKind::Absent)
       fields.fail(path, fmt::format("expected a number, text, boolean or list, got {}", field_kind_words(entry.kind)));
     check_length(fields, path, entry.yaml_text, kMaxValueBytes);
+    if (reading.refuse_control_characters && entry.control_character) fields.fail(path, *entry.control_character);
     values[std::move(entry.name)] = std::move(entry.yaml_text);
   }
   return values;
@@ -86,18 +97,18 @@ StreamSpec read_stream_spec(const SpecFields& fields, const SpecReading& reading
   if (reading.name) {
     spec.name = *reading.name;  // checked where it was taken (the API's route, before the body)
   } else {
-    spec.name = text_field(fields, "name", true, kMaxNameBytes);
+    spec.name = text_field(fields, reading, "name", true, kMaxNameBytes);
     try {
       check_stream_name(spec.name);
     } catch (const StreamRejected& e) {
       fields.fail("name", e.what());
     }
   }
-  spec.uri = text_field(fields, "uri", true, kMaxUriBytes);
-  spec.pipeline = text_field(fields, "pipeline", reading.default_pipeline.empty(), kMaxNameBytes);
+  spec.uri = text_field(fields, reading, "uri", true, kMaxUriBytes);
+  spec.pipeline = text_field(fields, reading, "pipeline", reading.default_pipeline.empty(), kMaxNameBytes);
   if (spec.pipeline.empty()) spec.pipeline = reading.default_pipeline;
-  spec.sets = parameters(fields, "set");
-  spec.decode = parameters(fields, "decode");
+  spec.sets = parameters(fields, reading, "set");
+  spec.decode = parameters(fields, reading, "decode");
   return spec;
 }
 

@@ -35,6 +35,10 @@ struct FieldEntry {
   std::string name;
   FieldKind kind = FieldKind::Null;
   std::string yaml_text;
+  // Why the value, as the format decoded it (a string, or each string of a list), holds a
+  // control character (control_character_problem); nothing when it holds none, or when the
+  // format keeps YAML text it does not decode (the state file: the planner reads it).
+  std::optional<std::string> control_character;
 };
 
 // A stream's fields as one format holds them.
@@ -61,13 +65,19 @@ struct SpecReading {
   // Keys the format keeps beside the spec (the state file's "source", "finished"): allowed,
   // and left to the format to read from its own text.
   std::vector<std::string> own_keys;
+  // Refuse, as the entry is read, a control character in the uri, the pipeline, a key or a
+  // value of set or decode (a NUL would cut a path short at its open). The state file leaves
+  // them to the planner, so that an entry an earlier version took is restored as failed,
+  // saying why, instead of keeping the service from starting.
+  bool refuse_control_characters = true;
 };
 
 // The spec of `fields`, with source Api (the format sets its own). Refuses, through
 // fields.fail: an unknown key; a missing name (unless given) or uri, or one that is not a
 // string; a name read from the fields that is no stream name (check_stream_name); an empty uri or pipeline; set or
 // decode that is not a map (nothing is an empty one), of more than kMaxMapEntries entries, or
-// with a value that is nothing or a map; any text over its limit. Keys are quoted printable
+// with a value that is nothing or a map; any text over its limit; a control character in any
+// text (unless the reading leaves them to the planner). Keys are quoted printable
 // (core/printable_text.hpp), long ones not at all; values never (a uri holds a password).
 StreamSpec read_stream_spec(const SpecFields& fields, const SpecReading& reading);
 

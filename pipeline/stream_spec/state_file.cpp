@@ -42,7 +42,12 @@ SavedStream saved_stream(const nlohmann::json& entry, const fs::path& file, std:
                                 fail(file, fmt::format("{}: {}", where(path), what));
                               });
   SavedStream saved;
-  saved.spec = read_stream_spec(fields, {.name = {}, .default_pipeline = {}, .own_keys = {"source", "finished"}});
+  // Control characters are the planner's to refuse: an entry an earlier version took is
+  // restored as failed, with its reason, and the service starts.
+  saved.spec = read_stream_spec(fields, {.name = {},
+                                         .default_pipeline = {},
+                                         .own_keys = {"source", "finished"},
+                                         .refuse_control_characters = false});
   if (const auto finished = entry.find("finished"); finished != entry.end()) {
     if (!finished->is_boolean()) fields.fail("finished", "must be true or false");
     saved.finished = finished->get<bool>();

@@ -111,14 +111,15 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   if (waits && options.max_waiting > 0 && queued >= options.max_waiting)
     throw StreamRejected(503, fmt::format("{}: {} streams already wait for a place (--max-waiting {})",
                                           kWaitingForPlace, queued, options.max_waiting));
+  // What the run it replaces wrote (or is still writing) is kept: new files beside it (or a
+  // refusal, before the batch counts this stream).
+  keep_earlier_outputs(plan);
   if (waits) {
     ++batch.waiting;
   } else if (!own_place) {
     ++batch.places;
     batch.load += load;
   }
-  // What the run it replaces wrote (or is still writing) is kept: new files beside it.
-  keep_earlier_outputs(plan);
   auto run = make_run(spec, std::move(plan));
   if (short_of) run->waiting_for = *short_of;
   files.add(run->id, spec.name, run->plan.files);

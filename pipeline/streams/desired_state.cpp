@@ -63,8 +63,13 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
     if (rejected.empty()) {
       rejected = mask_uris_in_text(files.clashes(entry.spec.name, plan.files));
       // The outputs of the run before the restart stay as they were (finalized or not).
-      if (rejected.empty())
-        keep_earlier_outputs(plan);
+      if (rejected.empty()) {
+        try {
+          keep_earlier_outputs(plan);
+        } catch (const StreamRejected& e) {
+          rejected = mask_uris_in_text(e.what());
+        }
+      }
     }
     const std::shared_ptr<ManagedRun> run = make_run(entry.spec, rejected.empty() ? std::move(plan) : StreamPlan{});
     run->rejected = rejected;

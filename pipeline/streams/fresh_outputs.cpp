@@ -3,6 +3,9 @@
 #include <set>
 #include <system_error>
 
+#include <fmt/format.h>
+
+#include "core/printable_text.hpp"
 #include "media/output_target.hpp"
 
 namespace fp {
@@ -11,7 +14,7 @@ namespace fs = std::filesystem;
 
 std::string suffixed_output(const std::string& path, int n) {
   const fs::path p(path);
-  return (p.parent_path() / (p.stem().string() + "." + std::to_string(n) + p.extension().string())).string();
+  return (p.parent_path() / (p.stem().string() + "~" + std::to_string(n) + p.extension().string())).string();
 }
 
 namespace {
@@ -37,7 +40,15 @@ void move_outputs_beside_existing(StreamPlan& plan, const std::function<bool(con
     const std::string old_path = use.path;
     own.erase(old_path);
     std::string path = old_path;
-    for (int n = 1; taken(path); ++n) path = suffixed_output(old_path, n);
+    // Bounded: a path the file system reads otherwise than the string (a NUL inside, which
+    // the readers refuse before this) would be taken at every suffix.
+    for (int n = 1; taken(path); ++n) {
+      if (n > kMostOutputSuffixes)
+        throw StreamRejected(409, fmt::format("{}: no free name beside it ({} suffixes tried, all taken): move the "
+                                              "earlier outputs away",
+                                              printable_text(old_path), kMostOutputSuffixes));
+      path = suffixed_output(old_path, n);
+    }
     own.insert(path);
     if (path == old_path) continue;
     use.path = path;

@@ -14,9 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(FreshOutputs, TheSuffixGoesBeforeTheExtension) {
-  EXPECT_EQ(suffixed_output("/o/cam1.mkv", 1), "/o/cam1.1.mkv");
-  EXPECT_EQ(suffixed_output("/o/cam1.hist.jsonl", 12), "/o/cam1.hist.12.jsonl");
-  EXPECT_EQ(suffixed_output("/o/cam1", 2), "/o/cam1.2");
+  EXPECT_EQ(suffixed_output("/o/cam1.mkv", 1), "/o/cam1~1.mkv");
+  EXPECT_EQ(suffixed_output("/o/cam1.hist.jsonl", 12), "/o/cam1.hist~12.jsonl");
+  EXPECT_EQ(suffixed_output("/o/cam1", 2), "/o/cam1~2");
 }
 
 StreamPlan plan_writing(const std::vector<std::string>& paths) {
@@ -64,7 +64,7 @@ TEST(FreshOutputs, TwoOutputsOfOnePlanNeverMoveOntoEachOther) {
   test::TempDir dir("fresh-outputs-own");
   const std::string a = (dir / "a.mkv").string();
   std::ofstream(a) << "x";
-  // a.mkv is taken, and a.1.mkv is this plan's own second output: a.mkv moves to a.2.mkv.
+  // a.mkv is taken, and a~1.mkv is this plan's own second output: a.mkv moves to a~2.mkv.
   StreamPlan plan = plan_writing({a, suffixed_output(a, 1)});
   move_outputs_beside_existing(plan, [](const std::string&) { return false; });
   EXPECT_EQ(plan.outputs, (std::vector<std::string>{suffixed_output(a, 2), suffixed_output(a, 1)}));

@@ -85,7 +85,7 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   // The new run writes beside the first run's file (README: no run truncates a file it finds).
   ASSERT_EQ(replaced.json()["outputs"].size(), 1u) << replaced.body;
   const std::filesystem::path written = replaced.json()["outputs"][0].get<std::string>();
-  EXPECT_EQ(written, server.outputs() / "cam1.1.mp4") << replaced.body;
+  EXPECT_EQ(written, server.outputs() / "cam1~1.mp4") << replaced.body;
   const std::filesystem::path first_file = server.outputs() / "cam1.mp4";
   // Playable means finalized: an MP4 without its index does not open.
   EXPECT_TRUE(eventually([&] { return playable_frames(first_file) > 0; }, 20, std::chrono::milliseconds(100)))
@@ -117,6 +117,23 @@ TEST(ServeApi, StreamIsCreatedReplacedListedAndRemoved) {
   EXPECT_TRUE(eventually([&] { return playable_frames(written) > 0; }, 20, std::chrono::milliseconds(100)))
       << server.log();
   EXPECT_EQ(video_size(written), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
+}
+
+// A replaced stream's new recording is written beside the first under a name no stream name
+// can make (cam~1.mkv: '~' is no character of a name): a stream named cam.1 added after it
+// writes its own cam.1.mkv. (Kept outputs were cam.1.mkv, and cam.1 was refused 409.)
+TEST(ServeApi, AKeptOutputTakesNoNameAStreamCouldWrite) {
+  ServeProcess server("kept-names");
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "cam", {{"uri", kEndless}}).status, 201);
+  const auto replaced = put_stream(server, "cam", {{"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(std::filesystem::path(replaced.json()["outputs"][0].get<std::string>()).filename(), "cam~1.mkv")
+      << replaced.body;
+  const auto named_like_it = put_stream(server, "cam.1", {{"uri", kEndless}});
+  EXPECT_EQ(named_like_it.status, 201) << named_like_it.body;
+  EXPECT_EQ(std::filesystem::path(named_like_it.json()["outputs"][0].get<std::string>()).filename(), "cam.1.mkv")
+      << named_like_it.body;
 }
 
 TEST(ServeApi, BadRequestsSayWhatIsWrong) {
@@ -251,7 +268,7 @@ TEST(ServeApi, DeepStreamAddAndRemove) {
 
 // Clients and proxies retry: the same PUT again, or DeepStream's add again, answers 200 with
 // the stream as it was (same `since`, frames not started over) and leaves its recording
-// whole. A changed spec restarts it into a new file beside the first (cam1.1.mkv), and the
+// whole. A changed spec restarts it into a new file beside the first (cam1~1.mkv), and the
 // first keeps every frame it had.
 TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
   ServeProcess server("retried-put");
@@ -289,7 +306,7 @@ TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
   const auto changed = put_stream(server, "cam1", {{"pipeline", "smooth"}, {"uri", kEndless}, {"set", {{"smooth.radius", 2}}}});
   EXPECT_EQ(changed.status, 200) << changed.body;
   ASSERT_EQ(changed.json()["outputs"].size(), 1u) << changed.body;
-  EXPECT_EQ(std::filesystem::path(changed.json()["outputs"][0].get<std::string>()).filename(), "cam1.1.mkv") << changed.body;
+  EXPECT_EQ(std::filesystem::path(changed.json()["outputs"][0].get<std::string>()).filename(), "cam1~1.mkv") << changed.body;
   // The new run writes frames before it is removed (else its file may hold no frame yet).
   const auto second_deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(20));
   while (curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL) < 5 &&
@@ -298,7 +315,7 @@ TEST(ServeApi, ARetriedPutOrDeepStreamAddChangesNothing) {
   EXPECT_EQ(curl("DELETE", server.url("/v1/streams/cam1")).status, 202);
   expect_error(wait_until_removed(server, "cam1"), 404, "cam1");
   EXPECT_GE(count_frames(server.outputs() / "cam1.mkv"), frames_before_change) << "the first recording was cut short";
-  EXPECT_GT(count_frames(server.outputs() / "cam1.1.mkv"), 0);
+  EXPECT_GT(count_frames(server.outputs() / "cam1~1.mkv"), 0);
 }
 
 TEST(ServeApi, SnapshotIsAJpegOfTheNewestFrame) {

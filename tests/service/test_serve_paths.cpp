@@ -123,5 +123,26 @@ TEST(ServePaths, OutputSwappedForASymlinkAfterTheCheckWritesNothingOutside) {
   EXPECT_TRUE(fs::is_symlink(server.outputs() / "cam1.mkv"));
 }
 
+// A NUL inside an output path hung the stream manager for good (issue 43): with s1.mkv there,
+// "s1.mkv\0.mkv" opened as s1.mkv at every suffix tried, /livez turned 503 and only SIGKILL
+// ended it; for a new file the spec was taken (201) and saved, and every start hung. Now a
+// control character in any path, name or URI is refused where it is read, naming the field.
+TEST(ServePaths, AControlCharacterInAPathOrUriIsRefusedAndTheServiceAnswers) {
+  ServeProcess server("control-characters");
+  ASSERT_SERVING(server);
+  fs::create_directories(server.outputs());
+  write_text(server.outputs() / "s1.mkv", "an earlier recording");
+  const std::string nul("s1.mkv\0.mkv", 11);
+  const auto output = put_stream(server, "cam1", {{"uri", "testsrc://64x48@30?frames=0"}, {"set", {{"out.output", nul}}}});
+  EXPECT_EQ(output.status, 400) << output.body;
+  EXPECT_NE(output.body.find("set.out.output: holds a control character"), std::string::npos) << output.body;
+  const auto uri = put_stream(server, "cam2", {{"uri", "testsrc://64x48@30?frames=0\x01"}});
+  EXPECT_EQ(uri.status, 400) << uri.body;
+  EXPECT_NE(uri.body.find("uri: holds a control character"), std::string::npos) << uri.body;
+  EXPECT_EQ(curl("GET", server.url("/livez"), {}, time_bound(5)).status, 200);
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam1")).status, 404);
+  EXPECT_EQ(read_text(server.outputs() / "s1.mkv"), "an earlier recording");
+}
+
 }  // namespace
 }  // namespace fp::test

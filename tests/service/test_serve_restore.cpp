@@ -130,5 +130,24 @@ TEST(ServeRestore, LivezAnswersWhileTheStreamsAreRestoredAndReadyzOnceTheyAre) {
   EXPECT_EQ(listed.size(), static_cast<std::size_t>(kStreams));
 }
 
+// A state file saved by a version that took a control character in a path (issue 43): the
+// entry is restored as failed, saying why, as the file is read; the service starts, and the
+// other streams run. (Its start used to hang before ready, at every start.)
+TEST(ServeRestore, AnEntryWithAControlCharacterIsRestoredFailed) {
+  TempDir state_dir("state-restore-control");
+  const fs::path state = state_dir / "state.json";
+  // As serve wrote a set value: YAML text, here a double-quoted string with a \u0000 escape.
+  write_state(state, json::array({saved_stream("cam1", "smooth", kUri, "api", {{"out.output", "\"s1.mkv\\u0000.mkv\""}}),
+                                  saved_stream("cam2", "smooth", kUri, "api")}));
+  ServeProcess server("restore-control", {.extra_args = {"--state", state.string()}});
+  ASSERT_SERVING(server);
+  const auto streams = streams_of(server);
+  ASSERT_EQ(streams.count("cam1"), 1u) << curl("GET", server.url("/v1/streams")).body;
+  EXPECT_EQ(streams.at("cam1").value("state", ""), "failed") << streams.at("cam1").dump();
+  EXPECT_NE(streams.at("cam1").dump().find("control character"), std::string::npos) << streams.at("cam1").dump();
+  EXPECT_TRUE(eventually([&] { return running(server, "cam2"); }, 20)) << server.log();
+  EXPECT_EQ(curl("GET", server.url("/livez"), {}, time_bound(5)).status, 200);
+}
+
 }  // namespace
 }  // namespace fp::test

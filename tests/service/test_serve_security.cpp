@@ -190,10 +190,13 @@ TEST(ServeSecurity, SlowClientsDoNotBlockOthers) {
 TEST(ServeSecurity, ConnectionsBeyondTheQueueAre503AtOnce) {
   ServeProcess server("overflow");
   ASSERT_SERVING(server);
-  // More connections than workers (32) and queue (128) together, each sending its request
-  // a byte a second: the server keeps what it can hold and answers the rest at once
-  // instead of piling them up.
-  const std::string request = "GET /v1/info HTTP/1.1\r\nHost: x\r\n";
+  // A connection waits for its head without a worker (a slow head costs nothing but a
+  // buffer); a request whose head has arrived takes one, and holds it while its body comes.
+  // More such requests than workers (32) and queue (128) together, each sending its body a
+  // byte at a time: the server keeps what it can hold and answers the rest at once instead
+  // of piling them up.
+  const std::string request = "PUT /v1/streams/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              "Content-Length: 40\r\n\r\n";
   std::vector<int> slow;
   // Two waves: when the first comes faster than the workers wake up, it fills the queue
   // before they take their 32 from it; the second fills it again behind them. From many
@@ -203,15 +206,15 @@ TEST(ServeSecurity, ConnectionsBeyondTheQueueAre503AtOnce) {
     for (int i = 0; i < wave; ++i, ++from)
       if (const int s = connect_to(server.port(), "127.0.2." + std::to_string(1 + from / 10)); s >= 0) {
         slow.push_back(s);
-        // Its first byte at once: a worker that takes it holds it (not merely idle) from then on.
-        ::send(s, request.data(), 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        // The head and the body's first byte at once: a worker that takes it holds it from then on.
+        ::send(s, (request + "{").data(), request.size() + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   std::atomic<bool> done{false};
   std::thread trickle([&] {
-    for (std::size_t i = 1; i < request.size() && !done; ++i) {
-      for (const int s : slow) ::send(s, &request[i], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    for (int i = 0; i < 30 && !done; ++i) {
+      for (const int s : slow) ::send(s, " ", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   });

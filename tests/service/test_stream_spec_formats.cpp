@@ -134,5 +134,34 @@ TEST(StreamSpecFormats, TheSameMistakeIsRefusedInTheSameWords) {
   }
 }
 
+// A NUL inside an output path hung the whole service (issue 43): "s1.mkv\0.mkv" opened as
+// s1.mkv, so every suffix beside it looked taken. The API and a list refuse a control
+// character in any text of a spec, naming the field; the state file reads it (an earlier
+// version may have saved one) and leaves it to the planner, which restores that stream as
+// failed instead of keeping the service from starting.
+TEST(StreamSpecFormats, AControlCharacterIsRefusedWhereTheSpecIsRead) {
+  const json good = {{"uri", "testsrc://64x48@30"}, {"pipeline", "smooth"}};
+  const auto with = [&](const char* key, const json& value) {
+    json fields = good;
+    fields[key] = value;
+    return fields;
+  };
+  const std::string nul("s1.mkv\0.mkv", 11);
+  const std::vector<std::pair<json, std::string>> cases = {
+      {with("uri", "testsrc://64x48@30\n"), "uri: holds a control character (\\n at byte 18)"},
+      {with("pipeline", "smo\x7fth"), "pipeline: holds a control character (\\x7f at byte 3)"},
+      {with("set", {{"out.output", nul}}), "set.out.output: holds a control character (\\x00 at byte 6)"},
+      {with("set", {{"fuse.weights", json::array({"1", "2\t"})}}), "set.fuse.weights: holds a control character"},
+      {with("decode", {{"uri\r", "x"}}), "decode key: holds a control character"},
+  };
+  for (const auto& [fields, says] : cases) {
+    SCOPED_TRACE(says);
+    EXPECT_EQ(from_api(fields).refusal.substr(0, says.size()), says);
+    EXPECT_EQ(from_list(fields).refusal.substr(0, says.size()), says);
+    const Read state = from_state(fields);
+    EXPECT_TRUE(state.spec.has_value()) << state.refusal;
+  }
+}
+
 }  // namespace
 }  // namespace fp
