@@ -30,10 +30,13 @@ RowFormat resolve_format(const std::string& format, const std::string& path) {
 class LumaHistogramStage final : public ProcessStage {
  public:
   LumaHistogramStage(std::string path, RowFormat format, StageContext context)
-      : path_(std::move(path)), format_(format), context_(std::move(context)) {}
+      : path_(std::move(path)), discard_(path_.empty() || path_ == "null"), format_(format), context_(std::move(context)) {}
 
   VideoInfo prepare(std::span<const VideoInfo> inputs) override {
-    out_.open(path_, context_.confinement ? &context_.confinement->output_root : nullptr);
+    // "null" is no file, as for encode: the rows are made (a later stage's Otsu reads the
+    // histogram) and written nowhere. (It used to create a file named null, or in serve
+    // to open /dev/null beneath the output root and fail every stream.)
+    if (!discard_) out_.open(path_, context_.confinement ? &context_.confinement->output_root : nullptr);
     if (format_ == RowFormat::Csv) {
       std::string header = "frame,pts,time,mean,otsu";
       for (int i = 0; i < 256; ++i) header += fmt::format(",b{}", i);
@@ -80,7 +83,7 @@ class LumaHistogramStage final : public ProcessStage {
   // A failed write closes the file and is kept for finish(): the frames go on through the
   // graph, so the run's other outputs are complete.
   void write(const std::string& text) {
-    if (!error_.empty()) return;
+    if (discard_ || !error_.empty()) return;
     try {
       out_.write(text);
     } catch (const std::exception& e) {
@@ -91,6 +94,7 @@ class LumaHistogramStage final : public ProcessStage {
   }
 
   std::string path_;
+  bool discard_;  // output null: no file
   RowFormat format_;
   StageContext context_;
   TextOutput out_;
@@ -107,7 +111,7 @@ StageSpec luma_histogram_stage_spec() {
   // Reads the luma and passes the whole frame through.
   spec.planes = {.luma = PlaneOrigin::FirstInput, .chroma = PlaneOrigin::FirstInput, .reads_chroma = false};
   spec.params = {
-      {.name = "output", .type = ParamType::Path, .help = "file for one row per frame (.jsonl or .csv)"},
+      {.name = "output", .type = ParamType::Path, .help = "file for one row per frame (.jsonl or .csv); null: none"},
       {.name = "format", .type = ParamType::Enum, .help = "row format; auto follows the output's extension",
        .default_value = std::string("auto"), .keywords = {"auto", "jsonl", "csv"}},
   };

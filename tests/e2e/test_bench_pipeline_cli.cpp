@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -36,7 +37,11 @@ stages:
   - {id: smooth, type: mean_smooth, radius: 1}
   - {id: out, type: encode, output: '{stream}.mkv', preset: ultrafast}
   - {id: hist, type: luma_histogram, input: smooth, output: null}
+  - {id: rows, type: luma_histogram, input: smooth, output: precious.csv}
 )";
+  // A file the pipeline names, not an encode output: the bench writes its rows elsewhere
+  // (it used to truncate this one and fill it with the bench's rows).
+  std::ofstream(dir / "precious.csv") << "keep me\n";
   const auto before = bench_scratch_folders();
   const auto result = run_framepipe({"bench", "--pipeline", "camera.yaml", "--seconds", "1", "--json", "cost.json"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -65,6 +70,11 @@ stages:
   // Nothing of the pipeline's own outputs, and no scratch folder left behind.
   EXPECT_FALSE(fs::exists(dir / "out.mkv"));
   EXPECT_FALSE(fs::exists(dir / "input.mkv"));
+  std::ifstream precious(dir / "precious.csv");
+  std::string kept((std::istreambuf_iterator<char>(precious)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "keep me\n");
+  // output: null is no file (it used to create one named null).
+  EXPECT_FALSE(fs::exists(dir / "null"));
   EXPECT_EQ(bench_scratch_folders(), before);
 }
 

@@ -7,7 +7,11 @@
 //
 // What must hold: no crash, no hang (the server closes within a bound once the client has
 // said everything), every answer starts with a well-formed status line and carries no CORS
-// header, and the server still answers its probe afterwards.
+// header, and the server still answers its probe afterwards. And the framing (issue 43): one
+// request in, at most one route run — when the first head mentions a body (a
+// Content-Length or Transfer-Encoding, however malformed the line), nothing after it is run
+// as a request; a refused framing (400 "request framing", 431) closes the connection, so no
+// answer follows it; and no answer is cut into ranges (no 206, no multipart/byteranges).
 #include <arpa/inet.h>
 #include <cctype>
 #include <netinet/in.h>
@@ -18,6 +22,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +41,9 @@ using Clock = std::chrono::steady_clock;
 
 const std::string kToken = "fuzz-token-3b9c";
 
+// Routes run, counted by every route's handler (the probes' too).
+std::atomic<int> g_routes_run{0};
+
 std::unique_ptr<fp::service::HttpServer> make_server(bool with_token) {
   fp::service::HttpServerOptions options;
   options.listen = {"127.0.0.1", 0};
@@ -49,20 +57,37 @@ std::unique_ptr<fp::service::HttpServer> make_server(bool with_token) {
   auto server = std::make_unique<fp::service::HttpServer>(std::move(options));
   using Req = httplib::Request;
   using Res = httplib::Response;
-  server->add_probe("/livez", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"status", "alive"}}); });
-  server->add_probe("/readyz", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"status", "ready"}}); });
-  server->add_route("GET", "/v1/streams", [](const Req&, Res& res) { fp::service::send_json(res, 200, {{"streams", nlohmann::json::array()}}); });
+  server->add_probe("/livez", [](const Req&, Res& res) {
+    ++g_routes_run;
+    fp::service::send_json(res, 200, {{"status", "alive"}});
+  });
+  server->add_probe("/readyz", [](const Req&, Res& res) {
+    ++g_routes_run;
+    fp::service::send_json(res, 200, {{"status", "ready"}});
+  });
+  server->add_route("GET", "/v1/streams", [](const Req&, Res& res) {
+    ++g_routes_run;
+    fp::service::send_json(res, 200, {{"streams", nlohmann::json::array()}});
+  });
   server->add_route("PUT", "/v1/streams/{name}", [](const Req& req, Res& res) {
+    ++g_routes_run;
     const std::string name = req.matches[1];
     fp::check_stream_name(name);
     const auto spec = fp::service::stream_spec_from_json(name, req.body, "smooth");
     fp::service::send_json(res, 201, {{"name", spec.name}, {"pipeline", spec.pipeline}});
   });
   server->add_route("DELETE", "/v1/streams/{name}", [](const Req& req, Res&) {
+    ++g_routes_run;
     throw fp::service::HttpError(404, "no stream named " + std::string(req.matches[1]));
   });
-  server->add_route("POST", "/v1/drain", [](const Req&, Res& res) { fp::service::send_json(res, 202, {{"draining", true}}); });
-  server->add_route("GET", "/metrics", [](const Req&, Res& res) { res.set_content("framepipe_up 1\n", "text/plain"); });
+  server->add_route("POST", "/v1/drain", [](const Req&, Res& res) {
+    ++g_routes_run;
+    fp::service::send_json(res, 202, {{"draining", true}});
+  });
+  server->add_route("GET", "/metrics", [](const Req&, Res& res) {
+    ++g_routes_run;
+    res.set_content("framepipe_up 1\n", "text/plain");
+  });
   return server;
 }
 
@@ -154,13 +179,64 @@ void check_answers(std::string_view received) {
   }
 }
 
+// Where `word` (lower case) is in `text`, any case, from `from`; npos when it is not.
+std::size_t find_ignoring_case(std::string_view text, std::string_view word, std::size_t from = 0) {
+  for (std::size_t at = from; at + word.size() <= text.size(); ++at) {
+    std::size_t i = 0;
+    while (i < word.size() && std::tolower(static_cast<unsigned char>(text[at + i])) == word[i]) ++i;
+    if (i == word.size()) return at;
+  }
+  return std::string_view::npos;
+}
+
+int count_answers(std::string_view received) {
+  int answers = received.substr(0, 9) == "HTTP/1.1 " ? 1 : 0;
+  for (std::size_t at = 0; (at = received.find("\nHTTP/1.1 ", at)) != std::string_view::npos; ++at) ++answers;
+  return answers;
+}
+
+// The first head as a lenient reader would find it: up to the first blank line, however its
+// lines end. It mentions a body when it names Content-Length or Transfer-Encoding anywhere.
+bool first_head_mentions_a_body(std::string_view sent) {
+  std::size_t start = 0;
+  while (start < sent.size() && (sent[start] == '\r' || sent[start] == '\n')) ++start;
+  std::size_t end = sent.size();
+  for (const std::string_view blank : {"\r\n\r\n", "\n\n", "\n\r\n"})
+    end = std::min(end, sent.find(blank, start));
+  const std::string_view head = sent.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  if (find_ignoring_case(head, "transfer-encoding") != std::string_view::npos) return true;
+  // A length other than 0 on the rest of its line (after whatever ':' and blanks).
+  for (std::size_t at = 0; (at = find_ignoring_case(head, "content-length", at)) != std::string_view::npos; ++at)
+    for (std::size_t i = at + 14; i < head.size() && head[i] != '\n' && head[i] != '\r'; ++i)
+      if (head[i] >= '1' && head[i] <= '9') return true;
+  return false;
+}
+
+void check_framing(std::string_view sent, std::string_view received, int routes_run) {
+  require(routes_run <= count_answers(received), "a route runs only for a request it answers");
+  if (first_head_mentions_a_body(sent)) require(routes_run <= 1, "nothing after a request with a body runs as a request");
+  // A refused framing is the connection's last answer.
+  for (std::size_t at = 0; (at = received.find("HTTP/1.1 ", at)) != std::string_view::npos; ++at) {
+    const std::size_t next = received.find("\nHTTP/1.1 ", at);
+    const std::string_view answer = received.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at);
+    const bool refused_framing = answer.substr(9, 3) == "431" || answer.find("request framing") != std::string_view::npos;
+    if (refused_framing) require(next == std::string_view::npos, "no answer follows a refused framing");
+    require(answer.substr(9, 3) != "206", "no answer is a range of the route's");
+    require(answer.find("multipart/byteranges") == std::string_view::npos, "no answer is cut into ranges");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   auto& s = servers();
   const int port = (data[0] & 1) ? s.guarded_port : s.open_port;
-  check_answers(exchange(port, std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1)));
+  const std::string_view sent(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const int routes_before = g_routes_run;
+  const std::string received = exchange(port, sent);
+  check_answers(received);
+  check_framing(sent, received, g_routes_run - routes_before);
   static unsigned runs = 0;
   if (++runs % 64 == 0) {
     const std::string probe = exchange(port, "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");

@@ -122,7 +122,7 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_EQ(manager.put(bigger), StreamManager::PutOutcome::Replaced);
   EXPECT_EQ(manager.get("cam1")->frames, 0);
   EXPECT_EQ(manager.get("cam1")->uri, bigger.uri);
-  EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.1")).string()});
+  EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1~1")).string()});
   ASSERT_TRUE(reaches(manager, "cam1", StreamState::Running));
   // An MP4 opens only once finalized (its index is written last): the first run's is, and
   // it is of the first spec's size.
@@ -137,8 +137,8 @@ TEST_F(StreamManagerTest, CreateReplaceListAndRemove) {
   EXPECT_TRUE(manager.remove("cam1"));
   EXPECT_FALSE(manager.remove("nope"));
   ASSERT_TRUE(eventually([&] { return !manager.get("cam1"); }, 10));
-  EXPECT_GT(test::playable_frames(output("cam1.1")), 0);
-  EXPECT_EQ(test::video_size(output("cam1.1")), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
+  EXPECT_GT(test::playable_frames(output("cam1~1")), 0);
+  EXPECT_EQ(test::video_size(output("cam1~1")), std::make_pair(80, 48)) << "the replacing run did not run the new spec";
   EXPECT_EQ(manager.list().size(), 1u);
   EXPECT_EQ(manager.get("cam2")->dropped, 0);
 }
@@ -230,18 +230,18 @@ TEST_F(StreamManagerTest, NoRunTruncatesWhatAnEarlierRunWrote) {
     StreamSpec changed = spec("cam1");
     changed.sets = {{"smooth.radius", "2"}};
     EXPECT_EQ(manager.put(changed), StreamManager::PutOutcome::Replaced);
-    EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.1")).string()});
+    EXPECT_EQ(manager.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1~1")).string()});
     ASSERT_TRUE(eventually([&] { return manager.get("cam1")->frames > 5; }, 10));
   }
   // The first run's file holds every frame it counted, finalized when it was replaced.
   EXPECT_GE(test::count_frames(output("cam1")), first_frames);
-  const auto second_frames = test::count_frames(output("cam1.1"));
+  const auto second_frames = test::count_frames(output("cam1~1"));
   EXPECT_GT(second_frames, 5);
   StreamManager restored(options_);
-  EXPECT_EQ(restored.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1.2")).string()});
+  EXPECT_EQ(restored.get("cam1")->outputs, std::vector<std::string>{fs::weakly_canonical(output("cam1~2")).string()});
   ASSERT_TRUE(eventually([&] { return restored.get("cam1")->frames > 5; }, 10));
   EXPECT_GE(test::count_frames(output("cam1")), first_frames);
-  EXPECT_EQ(test::count_frames(output("cam1.1")), second_frames);
+  EXPECT_EQ(test::count_frames(output("cam1~1")), second_frames);
 }
 
 // The state file is written before a change is made: when it cannot be (its folder gone,

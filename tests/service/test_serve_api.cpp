@@ -136,6 +136,27 @@ TEST(ServeApi, AKeptOutputTakesNoNameAStreamCouldWrite) {
       << named_like_it.body;
 }
 
+// `null` is no file for every kind of output (issue 43): a template whose histogram output is
+// null (as the project's own five-stage pipelines have it) runs in serve as in run. It used to
+// be taken with 201 and then fail every stream for ever ("cannot create: null: outside
+// OUTPUT_ROOT").
+TEST(ServeApi, ANullOutputIsNoFile) {
+  ServeProcess server("null-output", {.templates = {{"rows", R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: hist, type: luma_histogram, output: null}
+  - {id: out, type: encode, output: '{stream}.mkv'}
+)"}}});
+  ASSERT_SERVING(server);
+  ASSERT_EQ(put_stream(server, "cam1", {{"pipeline", "rows"}, {"uri", kEndless}}).status, 201);
+  EXPECT_TRUE(eventually([&] { return curl("GET", server.url("/v1/streams/cam1")).json().value("frames", 0LL) >= 5; }, 20))
+      << curl("GET", server.url("/v1/streams/cam1")).body << server.log();
+  const auto stream = curl("GET", server.url("/v1/streams/cam1")).json();
+  EXPECT_EQ(stream.value("state", ""), "running") << stream.dump();
+  EXPECT_EQ(stream.value("restarts", 0), 0) << stream.dump();
+  EXPECT_FALSE(std::filesystem::exists(server.outputs() / "null"));
+}
+
 TEST(ServeApi, BadRequestsSayWhatIsWrong) {
   ServeProcess server("bad-requests");
   ASSERT_SERVING(server);

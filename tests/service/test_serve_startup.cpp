@@ -176,6 +176,42 @@ TEST(ServeStartup, AStateFileThatIsALinkIsRefusedAndNeitherItNorItsTargetChanges
 
 // --cost TEMPLATE=FILE that cannot be used: a usage error naming the option and what is
 // wrong (no such template, no such file, not a bench --pipeline result, a key missing).
+// Numbers that are not numbers (issue 43): `--restart-wait nan` passed CLI11's checks (NaN
+// fails no comparison) and restarted an unreachable camera 15,346 times in 5 s;
+// `--drain-timeout 1e10` overflowed the clock, so SIGTERM ended serve at once with its
+// recordings empty. Every number option refuses NaN, infinities and values past its range,
+// naming the option (exit 2).
+TEST(ServeStartup, ANumberOptionRefusesWhatIsNoNumberInItsRange) {
+  TempDir dir("serve-start-numbers");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--restart-wait", "nan"},      {"--restart-wait", "-nan"},      {"--restart-wait-max", "inf"},
+      {"--drain-timeout", "1e10"},    {"--drain-timeout", "0"},        {"--max-input-fps", "nan"},
+      {"--max-input-fps", "infinity"}, {"--cpu-budget", "nan"},        {"--cpu-budget", "-1"},
+  };
+  for (const auto& [option, value] : cases) {
+    SCOPED_TRACE(option + " " + value);
+    const Start start = start_serve(dir, {option, value});
+    EXPECT_EQ(start.exit_code, 2) << start.output;
+    EXPECT_TRUE(has(start.output, option + ": must be a number in")) << start.output;
+  }
+  EXPECT_TRUE(start_serve(dir, {"--restart-wait", "0.5", "--drain-timeout", "86400", "--cpu-budget", "0"}).ready);
+}
+
+// A template no stream could run is refused when serve loads it (exit 2, naming it and why),
+// never after a PUT's 201 (issue 43).
+TEST(ServeStartup, ATemplateNoStreamCouldRunIsRefusedAtStart) {
+  TempDir dir("serve-start-template");
+  const Start start = start_serve(dir, {}, {.templates = {{"outside", R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: out, type: encode, output: /tmp/framepipe-anywhere.mkv}
+)"}}});
+  EXPECT_EQ(start.exit_code, 2) << start.output;
+  EXPECT_TRUE(has(start.output, "pipeline template 'outside'")) << start.output;
+  EXPECT_TRUE(has(start.output, "cannot run as a service stream")) << start.output;
+  EXPECT_TRUE(has(start.output, "relative to the output root")) << start.output;
+}
+
 TEST(ServeStartup, ACostThatCannotBeUsedIsRefusedNamingIt) {
   TempDir dir("serve-start-cost");
   const fs::path good = write_file(

@@ -13,6 +13,7 @@
 #include "tools/framepipe/cli_docs/bash_completion.hpp"
 #include "tools/framepipe/cli_docs/man_page.hpp"
 #include "tools/framepipe/commands.hpp"
+#include "tools/framepipe/finite_number.hpp"
 #include "tools/framepipe/interrupt.hpp"
 #include "tools/framepipe/reload_signal.hpp"
 #include "tools/framepipe/masked_logs.hpp"
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--cpu-budget", run.cpu_budget,
                       "With --cost: the cores the streams may keep busy (default, or 0: the cores this process may "
                       "use, less a tenth)")
-      ->check(CLI::Range(0.0, 100000.0));
+      ->check(fp::cli::finite_in(0, 100000));
   run_cmd->add_flag("--fail-fast", run.fail_fast,
                     "With several inputs: the first stream that fails stops the others (default: they go on)");
   run_cmd->add_option("--metrics", run.metrics,
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--cpu-budget", serve.cpu_budget,
                         "Cores the streams may keep busy (default, or 0: the cores this process may use, by its "
                         "affinity and cgroup quota, less a tenth, at least one)")
-      ->check(CLI::Range(0.0, 100000.0));
+      ->check(fp::cli::finite_in(0, 100000));
   serve_cmd->add_option("--max-waiting", serve.max_waiting,
                         "At most N streams waiting for a place (file inputs, stream-list streams beyond --max-streams); "
                         "a put beyond it is refused with 503 (0: no limit)")
@@ -148,21 +149,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--max-input-fps", serve.max_input_fps,
                         "The highest frame rate a stream's input may ask for (testsrc://, v4l2://...?fps=; beyond it: 422)")
-      ->check(CLI::PositiveNumber)
+      ->check(fp::cli::finite_in(0, 1000, true))
       ->capture_default_str();
   serve_cmd->add_option("--drain-timeout", serve.drain_timeout,
                         "Seconds a drain (SIGTERM, Ctrl-C, POST /v1/drain) may take to finalize every stream (else exit 1)")
-      ->check(CLI::PositiveNumber)
+      ->check(fp::cli::finite_in(0, 86400, true))
       ->capture_default_str();
   serve_cmd->add_option("--restart-wait", serve.restart_wait,
                         "Seconds a live stream that failed (its camera off when added, or lost beyond its input's own "
                         "reconnect attempts) waits before it is started again; twice as long after each further "
                         "failure, starting over once it has run for a minute")
-      ->check(CLI::PositiveNumber)
+      ->check(fp::cli::finite_in(0, 86400, true))
       ->capture_default_str();
   serve_cmd->add_option("--restart-wait-max", serve.restart_wait_max,
                         "The longest wait before a failed live stream is started again, in seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(fp::cli::finite_in(0, 86400, true))
       ->capture_default_str();
   serve_cmd->add_option("--device", serve.device, "Run the streams on auto, cpu, cuda, cuda:N, cuda:N,M or cuda:all")
       ->type_name("auto|cpu|cuda|cuda:N|cuda:N,M|cuda:all")
@@ -214,7 +215,7 @@ int main(int argc, char** argv) {
                    "ncu where it is on PATH or at /usr/local/cuda/bin/ncu, else the estimate)")
       ->check(CLI::IsMember({"auto", "ncu", "estimate"}));
   bench_cmd->add_option("--ncu-timeout", bench.ncu_timeout, "Seconds one ncu run (one a frame size) may take")
-      ->check(CLI::Range(1.0, 86400.0));
+      ->check(fp::cli::finite_in(1, 86400));
   bench_cmd->add_option("--ncu-log", bench.ncu_log, "Also keep ncu's CSV output in this file");
   bench_cmd->add_flag("--ncu-probe", bench.ncu_probe, "Internal: run each case once for ncu, time nothing")
       ->group("");
@@ -248,7 +249,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--seconds", pipeline_bench.seconds,
                         "--pipeline: seconds measured after 2 s of warm-up (twice over when it encodes: once without "
                         "its encoders)")
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(fp::cli::finite_in(1, 3600));
   bench_cmd->add_flag("--unpaced", pipeline_bench.unpaced,
                       "--pipeline: frames as fast as they come instead of at the input's rate");
 

@@ -187,12 +187,20 @@ std::string scratch_extension(const std::string& output) {
   return ".ts";
 }
 
-// The overrides that measure the pipeline as it runs at capacity: each output written into
-// the scratch folder (`encode`: true) or discarded, and x264 at one thread where the pipeline
-// leaves it to the budget — the share a stream has once the encoders outnumber the cores.
+// The overrides that measure the pipeline as it runs at capacity: each encode output written
+// into the scratch folder (`encode`: true) or discarded, and x264 at one thread where the
+// pipeline leaves it to the budget — the share a stream has once the encoders outnumber the
+// cores. Every other output (a histogram's rows) is written into the scratch folder too, in
+// both runs: the pipeline's own files are never touched (a histogram named in it used to be
+// truncated and filled with the bench's rows).
 std::vector<std::string> bench_sets(const PipelineDefinition& definition, const fs::path& scratch, bool encode) {
   std::vector<std::string> sets;
   for (const auto& stage : definition.stages) {
+    if (stage.type != "encode" && stage.params.has("output") && !discards(stage)) {
+      const fs::path file = scratch / (stage.id + fs::path(stage.params.text("output")).extension().string());
+      sets.push_back(fmt::format("{}.output='{}'", stage.id, file.string()));
+      continue;
+    }
     if (stage.type != "encode" || discards(stage)) continue;
     if (!encode) {
       sets.push_back(stage.id + ".output=null");
