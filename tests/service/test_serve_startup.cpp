@@ -197,21 +197,6 @@ TEST(ServeStartup, ANumberOptionRefusesWhatIsNoNumberInItsRange) {
   EXPECT_TRUE(start_serve(dir, {"--restart-wait", "0.5", "--drain-timeout", "86400", "--cpu-budget", "0"}).ready);
 }
 
-// A template no stream could run is refused when serve loads it (exit 2, naming it and why),
-// never after a PUT's 201 (issue 43).
-TEST(ServeStartup, ATemplateNoStreamCouldRunIsRefusedAtStart) {
-  TempDir dir("serve-start-template");
-  const Start start = start_serve(dir, {}, {.templates = {{"outside", R"(device: cpu
-input: testsrc://64x48@30?frames=0
-stages:
-  - {id: out, type: encode, output: /tmp/framepipe-anywhere.mkv}
-)"}}});
-  EXPECT_EQ(start.exit_code, 2) << start.output;
-  EXPECT_TRUE(has(start.output, "pipeline template 'outside'")) << start.output;
-  EXPECT_TRUE(has(start.output, "cannot run as a service stream")) << start.output;
-  EXPECT_TRUE(has(start.output, "relative to the output root")) << start.output;
-}
-
 TEST(ServeStartup, ACostThatCannotBeUsedIsRefusedNamingIt) {
   TempDir dir("serve-start-cost");
   const fs::path good = write_file(
