@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/printable_text.hpp"
 #include "media/output_target.hpp"
 #include "media/served_protocols.hpp"
 #include "media/stream_uri.hpp"
@@ -218,9 +217,6 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     throw StreamRejected(422, fmt::format("pipeline: unknown template '{}' (known: {})", printable_name(spec.pipeline),
                                           joined(names())));
   if (spec.uri.empty()) throw StreamRejected(400, "uri: missing (the stream's input)");
-  // Read before from a state file, which leaves them here (a set value's, through the
-  // loader's text parameters).
-  if (const auto problem = control_character_problem(spec.uri)) throw StreamRejected(400, "uri: " + *problem);
   const Template& t = found->second;
 
   // Exactly `framepipe validate FILE -i URI --set ...`: the same loader, the same lines.

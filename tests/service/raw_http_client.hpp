@@ -37,6 +37,11 @@ class RawConnection {
   bool closed_ = false;
 };
 
+// A request to delete stream cam1, sent after a head as its body or its further lines: a
+// server that misreads the framing runs it as a request of its own.
+inline const std::string kSmuggledDeleteOfCam1 =
+    "DELETE /v1/streams/cam1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\r\n";
+
 // How many HTTP answers `received` holds (status lines "HTTP/1.1 NNN" at a line's start).
 int count_answers(std::string_view received);
 // The status of the first answer in `received`; 0 when there is none.

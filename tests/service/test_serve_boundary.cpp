@@ -407,8 +407,7 @@ TEST(ServeBoundary, ABodyIsNeverTakenForARequest) {
   ServeProcess server("smuggling");
   ASSERT_SERVING(server);
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kStream).status, 201);
-  const std::string smuggled =
-      "DELETE /v1/streams/cam1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\r\n";
+  const std::string& smuggled = kSmuggledDeleteOfCam1;
   const std::string length = "Content-Length: " + std::to_string(smuggled.size()) + "\r\n";
   for (const std::string method : {"GET", "OPTIONS", "HEAD"}) {
     RawConnection connection(server.port());

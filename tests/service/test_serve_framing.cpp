@@ -54,8 +54,7 @@ TEST(ServeFraming, AHeadNotFramedExactlyIsRefusedAndItsConnectionClosed) {
   ServeProcess server("framing");
   ASSERT_SERVING(server);
   ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), kEndlessStream).status, 201);
-  const std::string smuggled =
-      "DELETE /v1/streams/cam1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\r\n";
+  const std::string& smuggled = kSmuggledDeleteOfCam1;
   for (const auto& [what, head, status] : misframed_heads(smuggled)) {
     RawConnection connection(server.port());
     ASSERT_TRUE(connection.connected());

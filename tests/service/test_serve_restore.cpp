@@ -138,13 +138,18 @@ TEST(ServeRestore, AnEntryWithAControlCharacterIsRestoredFailed) {
   const fs::path state = state_dir / "state.json";
   // As serve wrote a set value: YAML text, here a double-quoted string with a \u0000 escape.
   write_state(state, json::array({saved_stream("cam1", "smooth", kUri, "api", {{"out.output", "\"s1.mkv\\u0000.mkv\""}}),
-                                  saved_stream("cam2", "smooth", kUri, "api")}));
+                                  saved_stream("cam2", "smooth", kUri, "api"),
+                                  saved_stream("cam3", "smooth", std::string(kUri) + "\x01", "api")}));
   ServeProcess server("restore-control", {.extra_args = {"--state", state.string()}});
   ASSERT_SERVING(server);
   const auto streams = streams_of(server);
   ASSERT_EQ(streams.count("cam1"), 1u) << curl("GET", server.url("/v1/streams")).body;
   EXPECT_EQ(streams.at("cam1").value("state", ""), "failed") << streams.at("cam1").dump();
   EXPECT_NE(streams.at("cam1").dump().find("control character"), std::string::npos) << streams.at("cam1").dump();
+  // A uri too: the loader's text parameters refuse it as they refuse the set value.
+  ASSERT_EQ(streams.count("cam3"), 1u);
+  EXPECT_EQ(streams.at("cam3").value("state", ""), "failed") << streams.at("cam3").dump();
+  EXPECT_NE(streams.at("cam3").dump().find("control character"), std::string::npos) << streams.at("cam3").dump();
   EXPECT_TRUE(eventually([&] { return running(server, "cam2"); }, 20)) << server.log();
   EXPECT_EQ(curl("GET", server.url("/livez"), {}, time_bound(5)).status, 200);
 }

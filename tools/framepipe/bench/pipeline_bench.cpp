@@ -173,10 +173,7 @@ Measured measure_run(const PipelineDefinition& definition, const Device& device,
   return measured;
 }
 
-bool discards(const StageDefinition& stage) {
-  const std::string output = stage.params.text("output");
-  return output.empty() || output == "null";
-}
+bool discards(const StageDefinition& stage) { return !names_a_file(stage.params.text("output")); }
 
 // The same container for a file (its muxing is part of the cost), MPEG-TS for what is sent
 // (HLS, udp, srt, rtsp): the encoder's work is the same, and nothing leaves the machine.
@@ -196,12 +193,14 @@ std::string scratch_extension(const std::string& output) {
 std::vector<std::string> bench_sets(const PipelineDefinition& definition, const fs::path& scratch, bool encode) {
   std::vector<std::string> sets;
   for (const auto& stage : definition.stages) {
-    if (stage.type != "encode" && stage.params.has("output") && !discards(stage)) {
-      const fs::path file = scratch / (stage.id + fs::path(stage.params.text("output")).extension().string());
-      sets.push_back(fmt::format("{}.output='{}'", stage.id, file.string()));
+    if (stage.type != "encode") {
+      for (const auto& param : path_params(stage))
+        if (names_a_file(param.path))
+          sets.push_back(fmt::format("{}.{}='{}'", stage.id, param.name,
+                                     (scratch / (stage.id + fs::path(param.path).extension().string())).string()));
       continue;
     }
-    if (stage.type != "encode" || discards(stage)) continue;
+    if (discards(stage)) continue;
     if (!encode) {
       sets.push_back(stage.id + ".output=null");
       continue;
