@@ -214,19 +214,28 @@ void VideoEncoder::send(const Frame& frame, std::int64_t pts) {
     lender_done(picture);
     av_frame_unref(picture);
   }
-  if (sent < 0) ff::fail(path_, "encode error", sent);
+  if (sent < 0) fail_encoding(sent);
 }
 
 void VideoEncoder::drain() {
-  if (const int ret = avcodec_send_frame(encoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF)
-    ff::fail(path_, "encode error", ret);
+  // A failed encoder is not asked again: libx264 whose allocation failed inside a frame
+  // crashed in the flush (seen under a data limit, StreamJobsCli's memory test). The frames
+  // it held are lost with it; the packets already written stay in the output.
+  if (failed_) return;
+  if (const int ret = avcodec_send_frame(encoder_.get(), nullptr); ret < 0 && ret != AVERROR_EOF) fail_encoding(ret);
 }
 
 AVPacket* VideoEncoder::receive_packet() {
+  if (failed_) return nullptr;
   const int ret = avcodec_receive_packet(encoder_.get(), packet_.get());
   if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return nullptr;
-  if (ret < 0) ff::fail(path_, "encode error", ret);
+  if (ret < 0) fail_encoding(ret);
   return packet_.get();
+}
+
+void VideoEncoder::fail_encoding(int error) {
+  failed_ = true;
+  ff::fail(path_, "encode error", error);
 }
 
 // The picture to encode: `frame`'s planes by reference where the encoder takes them as they
@@ -291,6 +300,11 @@ void VideoEncoder::fill_frame(const Frame& frame) {
 }
 
 void VideoEncoder::close() {
+  // libx264 after a failed frame can wait for ever in x264_encoder_close, joining its
+  // lookahead threads that wait on a condition nothing signals any more (seen under a data
+  // limit, after "malloc of size ... failed"). Its context is left behind instead: memory
+  // and idle threads, once per failed output, where closing it could hang the stream.
+  if (failed_ && thread_lease_) (void)encoder_.release();
   encoder_.reset();
   frame_.reset();
   lent_.reset();

@@ -80,6 +80,7 @@ class VideoEncoder {
   int frames_in(double seconds) const;
   void allocate_buffers();
   AVFrame* picture_of(const Frame& frame);
+  [[noreturn]] void fail_encoding(int error);
   void fill_frame(const Frame& frame);
 
   std::string path_;           // names the output in messages (without a password)
@@ -93,6 +94,7 @@ class VideoEncoder {
   std::int64_t frames_lent_ = 0;
   ff::PacketPtr packet_;
   bool key_frame_next_ = false;
+  bool failed_ = false;  // libavcodec reported an encode error: the encoder is asked nothing more
   std::optional<EncoderThreadBudget::Lease> thread_lease_;  // x264's, while it is open
 };
 

@@ -50,6 +50,14 @@ constexpr int kNvdecSurfaces = 24;
 constexpr std::size_t kStreamFixedBytes = std::size_t{16} << 20;
 constexpr std::size_t kStreamFixedDeviceBytes = std::size_t{16} << 20;
 constexpr double kUsableShare = 0.8;
+// Under a data limit (ulimit -d) an allocation past it fails, where memory merely available
+// is only slower to get: the share is smaller there. Measured on the 2-core machine (one
+// 1280x720 x264 stream): 221 MiB of data mapped where the estimate says 183 (x264's own
+// frames are larger than a picture), and glibc's per-thread arenas keep what streams that
+// ended used (8 such streams two at a time: a peak of 490 MiB at first, 570 by the last).
+// 0.8 left nothing for either and the last stream failed; 183 / 0.6 = 305 MiB a stream
+// covers 221 and the arenas' growth shared between two.
+constexpr double kUsableDataShare = 0.6;
 constexpr int kProbedStreams = 4;
 
 std::size_t x264_frame_threads(const StreamFootprint& f) {
@@ -161,13 +169,14 @@ std::size_t stream_device_bytes(const StreamFootprint& f) {
 
 int jobs_that_fit(const HostMemory& host, const std::vector<std::size_t>& device_free,
                   const StreamFootprint& footprint) {
-  const auto fit = [](std::size_t available, std::size_t each) {
-    return static_cast<std::size_t>(static_cast<double>(available) * kUsableShare) / std::max<std::size_t>(each, 1);
+  const auto fit = [](std::size_t available, std::size_t each, double share = kUsableShare) {
+    return static_cast<std::size_t>(static_cast<double>(available) * share) / std::max<std::size_t>(each, 1);
   };
   std::size_t jobs = fit(host.available, stream_host_bytes(footprint));
   if (host.data_left > 0)
-    jobs = std::min(jobs, fit(host.data_left, stream_host_bytes(footprint) +
-                                                  stream_stack_bytes(footprint, host.stack_bytes)));
+    jobs = std::min(jobs, fit(host.data_left,
+                              stream_host_bytes(footprint) + stream_stack_bytes(footprint, host.stack_bytes),
+                              kUsableDataShare));
   if (!device_free.empty()) {
     // The streams are spread over the GPUs in turn: each takes its share.
     std::size_t least = fit(device_free.front(), stream_device_bytes(footprint));
