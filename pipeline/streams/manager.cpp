@@ -89,7 +89,7 @@ void StreamManager::Impl::supervise_loop() {
 }
 
 bool StreamManager::Impl::supervisor_alive() const {
-  return Clock::now() - Clock::time_point(Clock::duration(supervisor_beat.load())) <= kHeartbeatLimit;
+  return Clock::now() - Clock::time_point(Clock::duration(supervisor_beat.load())) <= kSupervisorHeartbeatLimit;
 }
 
 bool StreamManager::Impl::check_remove(const std::string& name, StreamSource by) {

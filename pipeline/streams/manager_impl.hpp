@@ -50,7 +50,13 @@ inline constexpr auto kLatencyWindow = 10s;
 inline constexpr auto kLatencySampleEvery = 2s;
 // The process's CPU time is averaged over this much of the recent past (admission's measure).
 inline constexpr auto kCpuWindow = 10s;
-inline constexpr auto kHeartbeatLimit = 5s;     // a run whose graph thread was silent longer is not alive
+inline constexpr auto kSupervisorHeartbeatLimit = 5s;  // a supervisor silent longer is not alive
+// A run whose graph thread published nothing for longer (no frame finished, no poll of an idle
+// input) is stuck, and /livez fails. Much longer than any frame: a slow stream is that
+// stream's problem (its state, fps and drops), never the process's liveness.
+// temporal_nlmeans at its parameter maxima on 4096x2160 took 25 s a frame on a 2-core
+// machine, and a restart of the process would not make it faster.
+inline constexpr auto kStalledRunLimit = 300s;
 inline constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
 inline constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
 
@@ -96,7 +102,7 @@ struct ManagedRun {
   StreamState state = StreamState::Waiting;
   std::chrono::system_clock::time_point since = std::chrono::system_clock::now();
   Clock::time_point started_at{};
-  Clock::duration heartbeat_limit = kHeartbeatLimit;
+  Clock::duration heartbeat_limit = kStalledRunLimit;
   std::deque<std::pair<Clock::time_point, std::int64_t>> samples;  // (when, frames), for fps
   std::deque<std::pair<Clock::time_point, LatencyHistogram>> latency_samples;  // for recent latency
   double fps = 0;

@@ -7,7 +7,7 @@ namespace fp {
 namespace fs = std::filesystem;
 
 Clock::duration heartbeat_limit(const PipelineDefinition& definition) {
-  Clock::duration limit = kHeartbeatLimit;
+  Clock::duration limit = kStalledRunLimit;
   for (const auto& stage : definition.stages)
     if (is_source(stage) && stage.params.has("timeout_ms"))
       limit = std::max<Clock::duration>(limit, std::chrono::milliseconds(2 * stage.params.integer("timeout_ms")) + 2s);

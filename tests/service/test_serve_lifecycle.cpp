@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "tests/e2e/fifo_waits.hpp"
 #include "tests/service/curl_client.hpp"
@@ -60,6 +61,56 @@ TEST(ServeLifecycle, SigtermDrainsEveryStreamAndExitsZero) {
   EXPECT_NE(server.log().find("drained"), std::string::npos) << server.log();
   for (const char* name : {"cam1.mkv", "cam2.mkv"})
     EXPECT_GT(count_frames(server.outputs() / name), 0) << name << " not finalized\n" << server.log();
+}
+
+// A slow stream is not a stuck one: /livez asks whether a stream's executor makes any
+// progress at all, with a bound far longer than a frame (5 minutes), so a stream whose frames
+// take seconds each leaves it answering 200 throughout. One worker thread (FRAMEPIPE_THREADS),
+// so a frame takes what one core needs: temporal_nlmeans at its maxima on 1280x720, 8 s for
+// the third frame (two earlier ones searched) on an idle 2-core machine, 20 s beside a build.
+// The test sees a frame take longer than the bound /livez had before (5 s after a 10 s
+// start grace; it then answered 503 here), so it cannot pass on frames too fast to tell.
+// Three frames, and the stream ends by itself: a drain would wait for the frame in flight.
+TEST(ServeLifecycle, ASlowStreamLeavesLivezAnswering) {
+  ::setenv("FRAMEPIPE_THREADS", "1", 1);
+  ServeProcess server("slow-livez", {.templates = {{"slow", R"(device: cpu
+input: testsrc://1280x720@25?frames=3
+stages:
+  - {id: denoise, type: temporal_nlmeans, patch: 15, search: 51, frames: 4, temporal_search: 21}
+  - {id: out, type: encode, output: null}
+)"}}});
+  ::unsetenv("FRAMEPIPE_THREADS");
+  ASSERT_SERVING(server);
+  const auto created = put_stream(server, "slow", {{"pipeline", "slow"}, {"uri", "testsrc://1280x720@25?frames=3"}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  constexpr double kOldBoundSeconds = 5.0;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(120));
+  long long frames = 0;
+  Clock::time_point last_change{};
+  double longest_frame_seconds = 0;
+  int probes = 0;
+  std::vector<std::string> failed_probes;
+  json stream;
+  while (Clock::now() < deadline && server.process().alive()) {
+    const auto probe = curl("GET", server.url("/livez"), {}, time_bound(5));
+    ++probes;
+    if (probe.status != 200) failed_probes.push_back(std::to_string(probe.status) + " " + probe.body);
+    stream = curl("GET", server.url("/v1/streams/slow")).json();
+    if (const long long now_frames = stream.value("frames", 0LL); now_frames != frames) {
+      const auto now = Clock::now();
+      if (frames > 0) longest_frame_seconds = std::max(longest_frame_seconds, std::chrono::duration<double>(now - last_change).count());
+      frames = now_frames;
+      last_change = now;
+    }
+    if (stream.value("state", "") != "running" && stream.value("state", "") != "starting" && frames > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(stream.value("state", ""), "finished") << stream.dump() << "\n" << server.log();
+  ASSERT_GT(longest_frame_seconds, kOldBoundSeconds + 1)
+      << "no frame took longer than the old bound, so this proves nothing: " << frames << " frames\n" << server.log();
+  EXPECT_TRUE(failed_probes.empty()) << failed_probes.size() << " of " << probes << " probes failed, the first: "
+                                     << failed_probes.front() << "\n" << server.log();
 }
 
 TEST(ServeLifecycle, ReadyIsNotAboutCameras) {
