@@ -41,6 +41,8 @@ class ApiService {
   // The probe listener's port once started; 0 without one.
   int probe_port() const { return probe_port_; }
   void stop();
+  // The API listener's thread is serving (what /livez checks of HTTP).
+  bool listening() const { return server_.running(); }
   // From now on /readyz says 503 and adds are refused with 503 "draining" (a signal's drain).
   void begin_drain();
 

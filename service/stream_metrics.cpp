@@ -239,8 +239,8 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
                            "Device memory in use on a GPU the streams run on (the whole device, as nvidia-smi shows).",
                            MetricType::Gauge);
   for (int ordinal : source_.gpus)
-    if (auto used = gpu_memory_used_bytes(ordinal))
-      add_gauge(gpu_memory, {{"gpu", std::to_string(ordinal)}}, static_cast<double>(*used));
+    if (auto bytes = gpu_memory_used_bytes(ordinal))
+      add_gauge(gpu_memory, {{"gpu", std::to_string(ordinal)}}, static_cast<double>(*bytes));
   if (!gpu_memory.metric.empty()) families.push_back(std::move(gpu_memory));
   return families;
 }

@@ -78,6 +78,10 @@ std::string ServeProcess::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
 }
 
+bool listed(const ServeProcess& server, const std::string& name) {
+  return curl("GET", server.url("/v1/streams/" + name)).status == 200;
+}
+
 HttpReply put_stream(const ServeProcess& server, const std::string& name, const nlohmann::json& body) {
   return curl_with_body("PUT", server.url("/v1/streams/" + name), body.dump());
 }

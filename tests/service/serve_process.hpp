@@ -58,6 +58,9 @@ class ServeProcess {
 // themselves (bad options): the template files written into `dir`.
 std::vector<std::string> write_templates(const std::filesystem::path& dir, const std::map<std::string, std::string>& templates);
 
+// GET /v1/streams/NAME answers 200: the stream is there.
+bool listed(const ServeProcess& server, const std::string& name);
+
 // PUT /v1/streams/NAME with `body`, by curl.
 HttpReply put_stream(const ServeProcess& server, const std::string& name, const nlohmann::json& body);
 

@@ -51,13 +51,6 @@ std::string chunked_body(std::size_t total, std::size_t chunk, char fill = 'x') 
   return body + "0\r\n\r\n";
 }
 
-bool listed(ServeProcess& server, const std::string& name) {
-  const auto streams = curl("GET", server.url("/v1/streams")).json();
-  if (!streams.is_object()) return false;
-  for (const auto& stream : streams["streams"])
-    if (stream.value("name", "") == name) return true;
-  return false;
-}
 
 // One PUT used to crash the whole service (SIGSEGV, every stream lost unfinalized): a long
 // `set` value ran std::regex_match, which recursed once per character on the HTTP worker's

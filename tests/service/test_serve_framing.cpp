@@ -21,10 +21,6 @@ namespace {
 
 const std::string kEndlessStream = R"({"uri": "testsrc://64x48@30?frames=0"})";
 
-bool listed(const ServeProcess& server, const std::string& name) {
-  return curl("GET", server.url("/v1/streams/" + name)).status == 200;
-}
-
 // Each head below carries a DELETE of cam1 after it, as its body or as the rest of its
 // lines: a server that misreads the framing runs the DELETE as a second request.
 struct Misframed {
@@ -82,7 +78,7 @@ TEST(ServeFraming, RangeIsIgnoredSoNoAnswerGrowsWithTheRequest) {
   for (const std::string path : {"/", "/metrics", "/v1/info"}) {
     const auto plain = curl("GET", server.url(path));
     ASSERT_EQ(plain.status, 200) << path;
-    for (const std::string range : {ranges, std::string("bytes=0-0"), std::string("bytes=junk")}) {
+    for (const std::string& range : {ranges, std::string("bytes=0-0"), std::string("bytes=junk")}) {
       RawConnection connection(server.port());
       ASSERT_TRUE(connection.connected());
       connection.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: " + range + "\r\nConnection: close\r\n\r\n");

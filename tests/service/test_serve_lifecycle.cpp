@@ -84,21 +84,21 @@ stages:
   const auto created = put_stream(server, "slow", {{"pipeline", "slow"}, {"uri", "testsrc://1280x720@25?frames=3"}});
   ASSERT_EQ(created.status, 201) << created.body;
   constexpr double kOldBoundSeconds = 5.0;
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(time_bound(120));
+  using SteadyClock = std::chrono::steady_clock;
+  const auto deadline = SteadyClock::now() + std::chrono::duration<double>(time_bound(120));
   long long frames = 0;
-  Clock::time_point last_change{};
+  SteadyClock::time_point last_change{};
   double longest_frame_seconds = 0;
   int probes = 0;
   std::vector<std::string> failed_probes;
   json stream;
-  while (Clock::now() < deadline && server.process().alive()) {
+  while (SteadyClock::now() < deadline && server.process().alive()) {
     const auto probe = curl("GET", server.url("/livez"), {}, time_bound(5));
     ++probes;
     if (probe.status != 200) failed_probes.push_back(std::to_string(probe.status) + " " + probe.body);
     stream = curl("GET", server.url("/v1/streams/slow")).json();
     if (const long long now_frames = stream.value("frames", 0LL); now_frames != frames) {
-      const auto now = Clock::now();
+      const auto now = SteadyClock::now();
       if (frames > 0) longest_frame_seconds = std::max(longest_frame_seconds, std::chrono::duration<double>(now - last_change).count());
       frames = now_frames;
       last_change = now;
