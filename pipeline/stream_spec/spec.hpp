@@ -55,6 +55,7 @@ struct StreamRoots {
 struct StreamChange {
   StreamSpec spec;
   bool remove = false;
+  bool replan = false;  // a put of the spec running, made again (its template changed)
 };
 
 struct StreamChangeResult {

@@ -71,7 +71,7 @@ std::size_t StreamManager::Impl::waiting_count() const {
   return n;
 }
 
-std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& spec, Batch& batch) {
+std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& spec, Batch& batch, bool replan) {
   {
     std::lock_guard lock(mutex);
     if (draining) throw StreamRejected(503, "draining");
@@ -81,7 +81,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
       if (old.spec.source != spec.source) throw StreamRejected(409, made_by_other(spec.name, old.spec.source));
       // A retry (a client's, a proxy's, DeepStream's add again) of what already is: nothing
       // to do. A failed stream is the exception: asking for it again is asking it to start.
-      if (old.spec == spec && refresh_state(old, published_stats(old)) != StreamState::Failed) return nullptr;
+      if (!replan && old.spec == spec && refresh_state(old, published_stats(old)) != StreamState::Failed) return nullptr;
     }
   }
   StreamPlan plan = planner->plan(spec);  // the file system, without the mutex

@@ -21,6 +21,8 @@
 // save_mutex from its checks through writing the state file to making the change, so that
 // the file always says what is then made, and changes happen one at a time; it takes the
 // mutex only briefly inside that, never the other way round, so a slow disk holds up no reader.
+#include <pthread.h>
+
 #include "pipeline/streams/manager_impl.hpp"
 
 namespace fp {
@@ -76,6 +78,9 @@ void StreamManager::Impl::measure_cpu(Clock::time_point now) {
 }
 
 void StreamManager::Impl::supervise_loop() {
+  // Named, so that a thread listing (top -H, /proc/PID/task) shows which one it is; the
+  // watchdog test stops this thread alone by that name.
+  pthread_setname_np(pthread_self(), "fp-supervisor");
   for (;;) {
     {
       std::unique_lock lock(mutex);
@@ -224,7 +229,7 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
           accepted.emplace_back(i, nullptr);
         else
           results[i].outcome = Outcome::Unknown;
-      } else if (std::shared_ptr<ManagedRun> run = m.prepare_put(c.spec, batch)) {
+      } else if (std::shared_ptr<ManagedRun> run = m.prepare_put(c.spec, batch, c.replan)) {
         accepted.emplace_back(i, std::move(run));
       } else {
         results[i].outcome = Outcome::Unchanged;
@@ -287,6 +292,29 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
     }
   }
   return results;
+}
+
+StreamManager::TemplatesReloaded StreamManager::reload_templates() {
+  TemplatesReloaded result;
+  if (!impl_->templates) return result;
+  result.templates = impl_->templates->reload();
+  if (result.templates.changed.empty()) return result;
+  const std::set<std::string> changed(result.templates.changed.begin(), result.templates.changed.end());
+  std::vector<StreamChange> changes;
+  {
+    std::lock_guard lock(impl_->mutex);
+    for (const auto& [name, run] : impl_->streams)
+      if (changed.count(run->spec.pipeline) && !run->ended && !run->stop)
+        changes.push_back(StreamChange{.spec = run->spec, .remove = false, .replan = true});
+  }
+  const auto results = apply(changes);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (results[i].outcome == StreamChangeResult::Outcome::Replaced)
+      result.restarted.push_back(changes[i].spec.name);
+    else if (results[i].outcome == StreamChangeResult::Outcome::Refused)
+      result.refused.push_back(fmt::format("{}: {}", changes[i].spec.name, results[i].error));
+  }
+  return result;
 }
 
 StreamManager::PutOutcome StreamManager::put(const StreamSpec& spec) {
@@ -429,6 +457,8 @@ bool StreamManager::draining() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->draining;
 }
+
+bool StreamManager::supervising() const { return impl_->supervisor_alive(); }
 
 bool StreamManager::alive() const {
   const auto now = Clock::now();

@@ -28,6 +28,7 @@
 #include "pipeline/engine/run_stats.hpp"
 #include "pipeline/streams/capacity.hpp"
 #include "pipeline/streams/planner.hpp"
+#include "pipeline/streams/template.hpp"
 #include "pipeline/streams/restart_backoff.hpp"
 #include "pipeline/stream_spec/spec.hpp"
 #include "pipeline/streams/status.hpp"
@@ -155,6 +156,17 @@ class StreamManager {
   std::vector<StreamStatus> list() const;
   std::optional<StreamStatus> get(const std::string& name) const;
   std::vector<std::string> pipelines() const;  // the templates' names
+
+  // serve's SIGHUP: every template file read again (StreamTemplates::reload: one that does
+  // not load keeps its last good text). The streams of a template that changed, those not
+  // ended, are planned again and replaced, as a changed entry of the stream list is (outputs
+  // kept beside); a failed live stream waiting for its restart takes the new one then.
+  struct TemplatesReloaded {
+    TemplateReload templates;
+    std::vector<std::string> restarted;  // streams replaced
+    std::vector<std::string> refused;    // "NAME: why" for a stream the new template cannot run (it runs on)
+  };
+  TemplatesReloaded reload_templates();
   ManagerInfo info() const;
 
   // The next frame of node `node` of stream `name` (empty: the frame its first output
@@ -170,9 +182,12 @@ class StreamManager {
   // The streams whose run has started and not ended yet: after a drain() that timed out,
   // the ones that did not finish (a stream that ended by a drain still shows `draining`).
   std::vector<std::string> unfinished() const;
-  // Every running stream's executor has published within the last few seconds (its graph
-  // thread is alive), and the manager's own supervisor thread too.
+  // The manager's own supervisor thread has gone round within the last 5 s, and no running
+  // stream's executor is stuck (has published nothing for 5 minutes: manager_impl.hpp).
   bool alive() const;
+  // The supervisor alone (what systemd's watchdog follows: a stuck stream is that stream's,
+  // restarted by the manager; a stuck manager needs the process restarted).
+  bool supervising() const;
   // One look at every stream, as the supervisor thread takes a few times a second: joins the
   // runs that ended, gives their places to the streams waiting, samples fps and latency,
   // starts the restarts that are due, saves the state file when a stream finished. For a

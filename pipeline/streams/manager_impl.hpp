@@ -117,6 +117,7 @@ std::string made_by_other(const std::string& name, StreamSource owner);
 
 struct StreamManager::Impl {
   StreamManagerOptions options;
+  std::shared_ptr<StreamTemplates> templates;  // serve's (no options.planner): reloaded on SIGHUP
   std::shared_ptr<const StreamPlanner> planner;
   StreamLimiter limiter;
 
@@ -144,12 +145,13 @@ struct StreamManager::Impl {
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
-        planner(options.planner ? options.planner
-                                : std::make_shared<const StreamTemplates>(
-                                      options.pipelines, roots_with_state_file(options),
-                                      AutoBackend(options.devices.empty() ? DeviceKind::Cpu
-                                                                          : options.devices.front().kind),
-                                      options.input_limits)),
+        templates(options.planner ? nullptr
+                                  : std::make_shared<StreamTemplates>(
+                                        options.pipelines, roots_with_state_file(options),
+                                        AutoBackend(options.devices.empty() ? DeviceKind::Cpu
+                                                                            : options.devices.front().kind),
+                                        options.input_limits)),
+        planner(options.planner ? options.planner : templates),
         limiter(capacity_of(options, *planner), options.budget) {
     if (options.devices.empty()) options.devices.push_back(Device{});
     // spdlog makes its registry on first use; made here, before any stream thread starts,
@@ -291,7 +293,8 @@ struct StreamManager::Impl {
   // save_mutex held: `spec` checked as put() promises, planned, and its files entered in
   // the index (so that the batch's later puts see them); nullptr when it changes nothing.
   // Throws StreamRejected.
-  std::shared_ptr<ManagedRun> prepare_put(const StreamSpec& spec, Batch& batch);
+  // `replan`: planned again even when the spec is the one running (its template changed).
+  std::shared_ptr<ManagedRun> prepare_put(const StreamSpec& spec, Batch& batch, bool replan = false);
 
   // save_mutex held: whether stream `name` exists and `by` may remove it (else StreamRejected 409).
   bool check_remove(const std::string& name, StreamSource by);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/small_file.hpp"
 #include "media/output_target.hpp"
 #include "media/served_protocols.hpp"
 #include "media/stream_uri.hpp"
@@ -21,6 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using OwnFile = StreamTemplates::OwnFile;
+
+// A template is a page of YAML; a file far larger is a mistake (a recording named by error).
+constexpr std::size_t kMaxTemplateBytes = std::size_t{1} << 20;
 
 // The path with symlinks resolved as far as it exists, and lexically normal: what the
 // file system will really touch.
@@ -184,40 +188,84 @@ StreamTemplates::StreamTemplates(std::map<std::string, fs::path> files, StreamRo
   for (const auto& file : roots.own_files) own(file.path, file.what);
   for (const auto& [name, file] : files) own(file, fmt::format("template '{}'", name));
   for (auto& [name, file] : files) {
-    Template t;
-    t.file = file;
     try {
-      t.definition = load_pipeline(file, {}, auto_backend_);
+      templates_.emplace(name, std::make_shared<const Template>(read_template(file)));
     } catch (const std::exception& e) {
       // A configuration error, exit 2, as `framepipe validate` and `run` of that file say it is.
       throw UsageError(fmt::format("pipeline template '{}' ({}) does not load:\n{}", name, file.string(),
                                    mask_uris_in_text(e.what())));
     }
-    t.decode_stage = first_decode_stage(t.definition);
-    templates_.emplace(name, std::move(t));
   }
 }
 
+StreamTemplates::Template StreamTemplates::read_template(const fs::path& file) const {
+  Template t;
+  t.file = file;
+  try {
+    // Never blocking (a FIFO in its place is refused, not waited on): the reload runs on
+    // serve's main thread, which must go on seeing signals.
+    t.text = read_small_file(file, kMaxTemplateBytes);
+  } catch (const SmallFileError& e) {
+    throw std::runtime_error(fmt::format("{}: cannot read: {}", file.string(), e.what()));
+  }
+  t.definition = parse_pipeline(t.text, file.string(), {}, auto_backend_);
+  t.decode_stage = first_decode_stage(t.definition);
+  return t;
+}
+
+std::shared_ptr<const StreamTemplates::Template> StreamTemplates::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto found = templates_.find(name);
+  return found == templates_.end() ? nullptr : found->second;
+}
+
+TemplateReload StreamTemplates::reload() {
+  TemplateReload report;
+  std::map<std::string, std::shared_ptr<const Template>> current;
+  {
+    std::lock_guard lock(mutex_);
+    current = templates_;
+  }
+  for (const auto& [name, old] : current) {
+    try {
+      auto fresh = std::make_shared<const Template>(read_template(old->file));
+      if (fresh->text == old->text) continue;
+      std::lock_guard lock(mutex_);
+      templates_[name] = std::move(fresh);
+      report.changed.push_back(name);
+    } catch (const std::exception& e) {
+      // Unchanged or not, what cannot be read or loaded now is not taken: the last good text
+      // stays in force, for new streams and for restarts alike.
+      report.refused.push_back(fmt::format("pipeline template '{}' ({}) was not reloaded; the one read before stays "
+                                           "in force:\n{}",
+                                           name, old->file.string(), mask_uris_in_text(e.what())));
+    }
+  }
+  return report;
+}
+
 std::vector<std::string> StreamTemplates::names() const {
+  std::lock_guard lock(mutex_);
   std::vector<std::string> names;
   for (const auto& [name, t] : templates_) names.push_back(name);
   return names;
 }
 
 std::vector<PipelineDefinition> StreamTemplates::loaded() const {
+  std::lock_guard lock(mutex_);
   std::vector<PipelineDefinition> all;
-  for (const auto& [name, t] : templates_) all.push_back(t.definition);
+  for (const auto& [name, t] : templates_) all.push_back(t->definition);
   return all;
 }
 
 StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   check_stream_name(spec.name);
-  const auto found = templates_.find(spec.pipeline);
-  if (found == templates_.end())
+  const std::shared_ptr<const Template> found = find(spec.pipeline);
+  if (!found)
     throw StreamRejected(422, fmt::format("pipeline: unknown template '{}' (known: {})", printable_name(spec.pipeline),
                                           joined(names())));
   if (spec.uri.empty()) throw StreamRejected(400, "uri: missing (the stream's input)");
-  const Template& t = found->second;
+  const Template& t = *found;
 
   // Exactly `framepipe validate FILE -i URI --set ...`: the same loader, the same lines.
   ConfigOverrides overrides;
@@ -226,7 +274,7 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   for (const auto& [param, value] : spec.decode) overrides.sets.push_back(t.decode_stage + "." + param + "=" + value);
   PipelineDefinition loaded;
   try {
-    loaded = load_pipeline(t.file, overrides, auto_backend_);
+    loaded = parse_pipeline(t.text, t.file.string(), overrides, auto_backend_);
   } catch (const ConfigError& e) {
     throw StreamRejected(422, e.what());  // the issues, one a line, as validate prints them
   } catch (const std::exception& e) {

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,13 @@
 
 namespace fp {
 
+// What a reload found: the templates whose text changed and now are in force, and why each
+// of the others that changed is not (its last good text stays), one line each.
+struct TemplateReload {
+  std::vector<std::string> changed;
+  std::vector<std::string> refused;
+};
+
 // serve's planner: a spec's template, its outputs absolute under the output root.
 class StreamTemplates final : public StreamPlanner {
  public:
@@ -33,9 +42,11 @@ class StreamTemplates final : public StreamPlanner {
     std::string what;
   };
 
-  // Loads every template as it is (its own input), so that a service with a broken
-  // template refuses to start: throws UsageError (exit 2, as validate's) naming the template
-  // and its file, with validate's lines.
+  // Reads every template and loads it as it is (its own input), so that a service with a
+  // broken template refuses to start: throws UsageError (exit 2, as validate's) naming the
+  // template and its file, with validate's lines. The text read is what every stream of the
+  // template plans with from then on, until reload(): a file edited on disk changes nothing
+  // until then (a restart during an edit would read half a file).
   // The template files join roots.own_files: no stream's output may overwrite one.
   StreamTemplates(std::map<std::string, std::filesystem::path> files, StreamRoots roots,
                   AutoBackend auto_backend = {}, InputLimits limits = {});
@@ -50,13 +61,24 @@ class StreamTemplates final : public StreamPlanner {
   // outside the roots or an output on or beside one of the service's own files (naming it).
   StreamPlan plan(const StreamSpec& spec) const override;
 
+  // Reads every template file again (serve's SIGHUP): one whose text changed and loads
+  // replaces the one in force; one that cannot be read or does not load leaves the last
+  // good one in force. Safe beside plan() on other threads.
+  TemplateReload reload();
+
  private:
   struct Template {
     std::filesystem::path file;
+    std::string text;          // as read at start or by the last reload that took it
     std::string decode_stage;  // the stage the stream's input and `decode` parameters go to
     PipelineDefinition definition;
   };
-  std::map<std::string, Template> templates_;
+  // Read and loaded with its own input; throws what the file's reading or the loader throws.
+  Template read_template(const std::filesystem::path& file) const;
+  std::shared_ptr<const Template> find(const std::string& name) const;
+
+  mutable std::mutex mutex_;  // guards templates_ (the pointers; each Template is immutable)
+  std::map<std::string, std::shared_ptr<const Template>> templates_;
   std::vector<OwnFile> own_files_;
   StreamRoots roots_;  // canonical (own_files: in own_files_)
   AutoBackend auto_backend_;

@@ -242,5 +242,52 @@ TEST(ServeLifecycle, SighupIsAReloadNeverAnEnd) {
   EXPECT_GT(count_frames(server.outputs() / "cam1.mkv"), 0) << "cam1.mkv not finalized\n" << server.log();
 }
 
+// The templates are read at start and on SIGHUP, never by a PUT or a restart: a file edited
+// on disk changes nothing until the signal, a half-written one is refused then and the last
+// good one stays in force, and a template that changed restarts its running streams with it.
+// Each PUT below names what the text in force makes it write ('{stream}.mkv', then
+// '{stream}-v2.mkv'). Before, every PUT read the file: cam2 was refused 422 (invalid YAML)
+// and cam4 wrote cam4-v2.mkv with no signal.
+TEST(ServeLifecycle, TemplatesAreReadAtStartAndOnSighupAlone) {
+  const std::string v1 = kSmoothTemplate;
+  std::string v2 = v1;
+  v2.replace(v2.find("'{stream}.mkv'"), std::string("'{stream}.mkv'").size(), "'{stream}-v2.mkv'");
+  ServeProcess server("template-reload", {.templates = {{"smooth", v1}}});
+  ASSERT_SERVING(server);
+  const auto file = server.dir() / "smooth.yaml";
+  const auto put = [&](const std::string& name) {
+    return curl_with_body("PUT", server.url("/v1/streams/" + name), kEndlessBody);
+  };
+  const auto writes = [&](const std::string& output) {
+    return eventually([&] { return std::filesystem::exists(server.outputs() / output); }, time_bound(10));
+  };
+  ASSERT_EQ(put("cam1").status, 201);
+  ASSERT_TRUE(writes("cam1.mkv")) << server.log();
+
+  std::ofstream(file) << "stages:\n  - {id: smooth, type: mean_smooth";  // an edit half done
+  const auto during_edit = put("cam2");
+  ASSERT_EQ(during_edit.status, 201) << during_edit.body;
+  EXPECT_TRUE(writes("cam2.mkv")) << server.log();
+  server.process().signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "pipeline template 'smooth' (" + file.string() + ") was not reloaded; the one read "
+                                   "before stays in force"))
+      << server.log();
+  ASSERT_EQ(put("cam3").status, 201);
+  EXPECT_TRUE(writes("cam3.mkv")) << server.log();
+
+  std::ofstream(file) << v2;  // the edit done: nothing changes until the signal
+  ASSERT_EQ(put("cam4").status, 201);
+  EXPECT_TRUE(writes("cam4.mkv")) << server.log();
+  EXPECT_FALSE(std::filesystem::exists(server.outputs() / "cam4-v2.mkv"));
+  server.process().signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "pipeline template 'smooth' changed")) << server.log();
+  for (const char* name : {"cam1", "cam2", "cam3", "cam4"})
+    EXPECT_TRUE(writes(std::string(name) + "-v2.mkv")) << name << " did not restart with the new template\n" << server.log();
+  ASSERT_EQ(put("cam5").status, 201);
+  EXPECT_TRUE(writes("cam5-v2.mkv")) << server.log();
+  EXPECT_NE(server.log().find("restarted with their new template: cam1, cam2, cam3, cam4"), std::string::npos)
+      << server.log();
+}
+
 }  // namespace
 }  // namespace fp::test

@@ -31,6 +31,7 @@
 #include "service/listen_address.hpp"
 #include "service/metrics.hpp"
 #include "service/status_page.hpp"
+#include "service/systemd_notifier.hpp"
 #include "tools/framepipe/capacity_options.hpp"
 #include "tools/framepipe/commands.hpp"
 #include "tools/framepipe/interrupt.hpp"
@@ -192,9 +193,21 @@ std::unique_ptr<StreamListSync> start_stream_list(const ServeArguments& args, St
   }
 }
 
-// SIGHUP: the list is read again now rather than at its next poll (an operator who edited
-// it need not wait, and the log says it was done); without a list there is nothing to read.
-void reload(const ServeArguments& args, StreamListSync* stream_list) {
+// SIGHUP: the templates are read again (the only time after the start that they are: a
+// stream restarted during an edit must not read half a file), then the list, now rather
+// than at its next poll (an operator who edited it need not wait, and the log says it was
+// done); without a list there is no list to read.
+void reload(const ServeArguments& args, StreamManager& manager, StreamListSync* stream_list) {
+  const auto templates = manager.reload_templates();
+  for (const auto& refusal : templates.templates.refused) fmt::print(stderr, "framepipe serve: SIGHUP: error: {}\n", refusal);
+  if (templates.templates.changed.empty() && templates.templates.refused.empty())
+    fmt::print(stderr, "framepipe serve: SIGHUP: the pipeline templates are unchanged\n");
+  for (const auto& name : templates.templates.changed)
+    fmt::print(stderr, "framepipe serve: SIGHUP: pipeline template '{}' changed; its streams start again with it\n", name);
+  if (!templates.restarted.empty())
+    fmt::print(stderr, "framepipe serve: SIGHUP: restarted with their new template: {}\n", fmt::join(templates.restarted, ", "));
+  for (const auto& refusal : templates.refused)
+    fmt::print(stderr, "framepipe serve: SIGHUP: error: stream {} (it runs on as it was)\n", refusal);
   if (!stream_list) {
     fmt::print(stderr, "framepipe serve: SIGHUP: no --stream-list, nothing to reload\n");
   } else {
@@ -273,6 +286,12 @@ int serve_command(const ServeArguments& args) {
     fmt::print(stderr, "framepipe serve: probes on http://{}\n",
                service::ListenAddress{api_options_probe_listen->host, api.probe_port()}.to_string());
   std::fflush(stderr);
+  // systemd (Type=notify): started once it serves, as /livez does, so that a long restore
+  // cannot run into the unit's start timeout; the watchdog follows the manager's supervisor
+  // and the listener (what a restart can mend), never a stream's progress.
+  service::SystemdNotifier systemd;
+  systemd.send("READY=1\nSTATUS=restoring the streams");
+  systemd.start_watchdog([&manager, &api] { return manager.supervising() && api.listening(); });
   // Now that /livez answers (an orchestrator's startup probe): the state file's streams,
   // then the list. /readyz says 503 and changes are refused until both are in force.
   const auto restore_started = std::chrono::steady_clock::now();
@@ -285,9 +304,10 @@ int serve_command(const ServeArguments& args) {
              streams_at_start == 1 ? "" : "s",
              std::chrono::duration<double>(std::chrono::steady_clock::now() - restore_started).count());
   std::fflush(stderr);
+  systemd.send(fmt::format("STATUS=serving; {} stream{} at start", streams_at_start, streams_at_start == 1 ? "" : "s"));
 
   while (!signalled.load() && !drain_asked.load()) {
-    if (reload_asked.exchange(false)) reload(args, stream_list.get());
+    if (reload_asked.exchange(false)) reload(args, manager, stream_list.get());
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   api.begin_drain();  // /readyz 503 and adds refused before the first stream is stopped
@@ -296,9 +316,11 @@ int serve_command(const ServeArguments& args) {
   fmt::print(stderr, "framepipe serve: draining {} stream{} (at most {} s; a second signal ends at once)\n",
              streams.size(), streams.size() == 1 ? "" : "s", args.drain_timeout);
   std::fflush(stderr);
+  systemd.send(fmt::format("STOPPING=1\nSTATUS=draining {} stream{}", streams.size(), streams.size() == 1 ? "" : "s"));
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.drain_timeout * 1000));
   const bool finished = manager.drain(timeout);
   if (finished) ignore_stop_signals();  // nothing left to cut short: a late SIGTERM must not make it exit 130
+  systemd.stop_watchdog();  // before the listener stops, which would read as unhealthy
   api.stop();
   if (!finished) {
     const auto late = manager.unfinished();
