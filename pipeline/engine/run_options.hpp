@@ -43,6 +43,10 @@ struct RunOptions {
   // An input whose frames, once it opens, are larger than this fails the run naming the
   // limit (framepipe serve --max-input-size); none by default.
   InputLimits input_limits;
+  // Called once an input has opened, with its frame size (the first moment a file's or a
+  // camera's is known); throws to fail the run with what it throws (framepipe serve: a
+  // stream whose real size needs more memory than the budget has left). Unset: nothing.
+  std::function<void(int width, int height)> input_opened;
   RunHooks hooks;                           // tests only
 };
 

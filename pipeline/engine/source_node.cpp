@@ -27,6 +27,7 @@ void SourceNode::prepare(std::span<const VideoInfo>) {
   // unpaced file is read as fast as it decodes whatever it says.)
   if (const std::string problem = input_size_problem(info.width, info.height, options_.input_limits); !problem.empty())
     throw MediaError(fmt::format("stage '{}': {}", timing.id, problem));
+  if (options_.input_opened) options_.input_opened(info.width, info.height);
   spdlog::info("{}: {}x{} at {:.3f} fps, {} frames, decoder {}", timing.id, info.width, info.height,
                info.frame_rate.value(), info.frame_count < 0 ? std::string("unknown") : std::to_string(info.frame_count),
                timing.decoder);

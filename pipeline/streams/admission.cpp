@@ -17,10 +17,51 @@ std::string waiting_for_text(CapacityResource resource) {
   return fmt::format("{}: {}", kWaitingForPlace, capacity_resource_name(resource));
 }
 
-CapacityLoad StreamManager::Impl::load_of(const StreamSpec& spec) const {
+CapacityLoad StreamManager::Impl::load_of(const StreamSpec& spec, const StreamPlan& plan) const {
   const auto found = options.template_costs.find(spec.pipeline);
-  if (found == options.template_costs.end()) return {};
-  return found->second.load();
+  CapacityLoad load = found == options.template_costs.end() ? CapacityLoad{} : found->second.load();
+  if (options.memory_by_request && !plan.definition.stages.empty()) {
+    // What the request names, not the template: a PUT may ask 4096x2160 of a 320x180 one.
+    const CapacityLoad memory = memory_at(plan, plan.width, plan.height);
+    load.host_bytes = std::max(load.host_bytes, memory.host_bytes);
+    load.device_bytes = std::max(load.device_bytes, memory.device_bytes);
+  }
+  return load;
+}
+
+CapacityLoad StreamManager::Impl::memory_at(const StreamPlan& plan, int width, int height) const {
+  const bool gpu = !options.devices.empty() && options.devices.front().kind == DeviceKind::Cuda;
+  StreamFootprint footprint = stream_footprint(plan.definition, gpu, options.run);
+  if (width > 0 && height > 0) {  // else the estimate's own 1920x1080
+    footprint.width = width;
+    footprint.height = height;
+  }
+  return stream_memory_load(footprint);
+}
+
+void StreamManager::Impl::recheck_memory(ManagedRun& run, int width, int height) {
+  const CapacityLoad opened = memory_at(run.plan, width, height);
+  std::lock_guard lock(mutex);
+  if (!run.owns_place) return;  // beyond the cap (run's live inputs): nothing of the budget held
+  CapacityLoad grown = run.load;
+  grown.host_bytes = std::max(grown.host_bytes, opened.host_bytes);
+  grown.device_bytes = std::max(grown.device_bytes, opened.device_bytes);
+  if (grown.host_bytes == run.load.host_bytes && grown.device_bytes == run.load.device_bytes) return;
+  if (const auto short_of = limiter.grow(run.load, grown)) {
+    run.refused_capacity = true;
+    const CapacityResource resource = *short_of;
+    const bool device = resource == CapacityResource::GpuMemory;
+    const double needed = device ? grown.device_bytes : grown.host_bytes;
+    const CapacityLoad used = limiter.used();
+    throw CapacityRejected(
+        capacity_resource_name(resource),
+        fmt::format("{}: its input opened at {}x{}, which needs ~{:.0f} MiB, more than is left ({:.0f} MiB of "
+                    "{:.0f} MiB in use); not started again",
+                    waiting_for_text(resource), width, height, needed / (1 << 20),
+                    (device ? used.device_bytes : used.host_bytes) / (1 << 20),
+                    limiter.budget().of(resource) / (1 << 20)));
+  }
+  run.load = grown;
 }
 
 std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner) {
@@ -93,7 +134,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   const auto found = streams.find(spec.name);
   const bool own_place = found != streams.end() && found->second->owns_place.load();
   // A place now, within the budget: the batch's accepted puts count as taken.
-  const CapacityLoad load = load_of(spec);
+  const CapacityLoad load = load_of(spec, plan);
   CapacityLoad promised = batch.load;
   promised.streams = static_cast<double>(batch.places);
   const std::optional<CapacityResource> short_of = limiter.short_of(load, promised);

@@ -50,14 +50,6 @@ constexpr int kNvdecSurfaces = 24;
 constexpr std::size_t kStreamFixedBytes = std::size_t{16} << 20;
 constexpr std::size_t kStreamFixedDeviceBytes = std::size_t{16} << 20;
 constexpr double kUsableShare = 0.8;
-// Under a data limit (ulimit -d) an allocation past it fails, where memory merely available
-// is only slower to get: the share is smaller there. Measured on the 2-core machine (one
-// 1280x720 x264 stream): 221 MiB of data mapped where the estimate says 183 (x264's own
-// frames are larger than a picture), and glibc's per-thread arenas keep what streams that
-// ended used (8 such streams two at a time: a peak of 490 MiB at first, 570 by the last).
-// 0.8 left nothing for either and the last stream failed; 183 / 0.6 = 305 MiB a stream
-// covers 221 and the arenas' growth shared between two.
-constexpr double kUsableDataShare = 0.6;
 constexpr int kProbedStreams = 4;
 
 std::size_t x264_frame_threads(const StreamFootprint& f) {
@@ -207,10 +199,9 @@ HostMemory host_memory() {
   return host;
 }
 
-int default_stream_jobs(const PipelineDefinition& definition, const std::vector<Device>& devices,
-                        const RunOptions& options) {
+StreamFootprint stream_footprint(const PipelineDefinition& definition, bool gpu, const RunOptions& options) {
   StreamFootprint footprint;
-  footprint.gpu = !devices.empty() && devices.front().kind == DeviceKind::Cuda;
+  footprint.gpu = gpu;
   footprint.nodes = static_cast<int>(definition.stages.size());
   footprint.sinks = 0;
   footprint.encoders = 0;
@@ -225,6 +216,20 @@ int default_stream_jobs(const PipelineDefinition& definition, const std::vector<
   footprint.slots = footprint.gpu ? options.slots : 1;
   footprint.queue_depth = static_cast<int>(options.queue_depth);
   footprint.cores = static_cast<int>(usable_cores());
+  return footprint;
+}
+
+CapacityLoad stream_memory_load(const StreamFootprint& footprint) {
+  CapacityLoad load;
+  load.host_bytes = static_cast<double>(stream_host_bytes(footprint));
+  load.device_bytes = static_cast<double>(stream_device_bytes(footprint));
+  return load;
+}
+
+int default_stream_jobs(const PipelineDefinition& definition, const std::vector<Device>& devices,
+                        const RunOptions& options) {
+  StreamFootprint footprint =
+      stream_footprint(definition, !devices.empty() && devices.front().kind == DeviceKind::Cuda, options);
   probe_frame_size(definition, footprint);
 
   std::vector<std::size_t> device_free;

@@ -12,6 +12,7 @@
 
 #include "pipeline/definition/pipeline_definition.hpp"
 #include "pipeline/engine/run_options.hpp"
+#include "pipeline/streams/capacity.hpp"
 
 namespace fp {
 
@@ -33,6 +34,21 @@ struct StreamFootprint {
   // in the device's memory on a GPU, else in the host's.
   double kept_frames = 0;
 };
+
+// Under a data limit (ulimit -d) an allocation past it fails, where memory merely available
+// is only slower to get: the share is smaller there. Measured on the 2-core machine (one
+// 1280x720 x264 stream): 221 MiB of data mapped where the estimate says 183 (x264's own
+// frames are larger than a picture), and glibc's per-thread arenas keep what streams that
+// ended used (8 such streams two at a time: a peak of 490 MiB at first, 570 by the last).
+// 0.8 left nothing for either and the last stream failed; 183 / 0.6 = 305 MiB a stream
+// covers 221 and the arenas' growth shared between two.
+inline constexpr double kUsableDataShare = 0.6;
+
+// The footprint of one stream of `definition` run with `options`, on a GPU or not, at the
+// default size (1920x1080): the caller sets the stream's own.
+StreamFootprint stream_footprint(const PipelineDefinition& definition, bool gpu, const RunOptions& options);
+// The estimate below as a load of the capacity budget (host_bytes, device_bytes).
+CapacityLoad stream_memory_load(const StreamFootprint& footprint);
 
 // Estimated peak memory of one stream, in bytes: in host memory, and (gpu) on the device.
 std::size_t stream_host_bytes(const StreamFootprint& footprint);

@@ -71,6 +71,26 @@ void StreamLimiter::transfer(const CapacityLoad& from, const CapacityLoad& to) {
   load_ += to;
 }
 
+std::optional<CapacityResource> StreamLimiter::grow(const CapacityLoad& from, const CapacityLoad& to) {
+  std::lock_guard lock(mutex_);
+  if (running_ > 1) {
+    CapacityLoad others = used_locked();
+    others -= from;
+    // Only what grows is checked: a resource already overdrawn by others (the measured CPU)
+    // that this stream does not take more of is no reason to fail it.
+    const auto grown = [](double before, double after) { return after > before ? after : 0.0; };
+    const CapacityLoad wanted{.streams = 0,
+                              .cpu_cores = grown(from.cpu_cores, to.cpu_cores),
+                              .gpus = grown(from.gpus, to.gpus),
+                              .host_bytes = grown(from.host_bytes, to.host_bytes),
+                              .device_bytes = grown(from.device_bytes, to.device_bytes)};
+    if (const auto short_of = first_short(budget_, others, wanted)) return short_of;
+  }
+  load_ -= from;
+  load_ += to;
+  return std::nullopt;
+}
+
 void StreamLimiter::set_measured_cpu(double cores) {
   std::lock_guard lock(mutex_);
   measured_cpu_ = std::max(0.0, cores);

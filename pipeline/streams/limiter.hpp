@@ -39,6 +39,10 @@ class StreamLimiter {
   void release(const CapacityLoad& load = {});
   // A place handed from one stream to its replacement: the load it holds becomes `to`.
   void transfer(const CapacityLoad& from, const CapacityLoad& to);
+  // A place's load grown from `from` to `to` (a stream whose input, once open, is larger than
+  // its URI said), or the resource that cannot take the difference (nothing changes then).
+  // A stream running alone always grows, as the first stream always gets a place.
+  std::optional<CapacityResource> grow(const CapacityLoad& from, const CapacityLoad& to);
   // The process's CPU time, as measured (cores busy): the cores in use are the larger of it
   // and the sum of the admitted streams' loads, so that what a pipeline without a known cost
   // burns still counts.

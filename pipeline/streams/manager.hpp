@@ -53,6 +53,12 @@ struct StreamManagerOptions {
   // a cost takes no load, and the process's measured CPU time still counts (set_measured_cpu).
   std::map<std::string, PipelineCost> template_costs;
   CapacityBudget budget;            // unlimited by default: the cap alone
+  // serve: each stream also holds the memory it is estimated to need (stream_jobs.hpp) at the
+  // size its request names (testsrc://WxH, v4l2 size; 1920x1080 when the URI does not say),
+  // and once its input opens at its real size (more than that fails it, "capacity: memory",
+  // when the budget cannot take the difference). The template's own size caps the count
+  // only. run: off (its --jobs is the cap).
+  bool memory_by_request = false;
   std::vector<Device> devices;      // streams are spread over these
   RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
   std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)

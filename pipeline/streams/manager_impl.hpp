@@ -90,6 +90,7 @@ struct ManagedRun {
   bool removed = false;            // remove(): forgotten once ended
   bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
   std::string rejected;            // restored from the state file but no longer valid: failed with this
+  bool refused_capacity = false;   // its input opened larger than it was admitted with, and no room: not restarted
   CapacityResource waiting_for = CapacityResource::Streams;  // while it waits: what has no room
   Clock::time_point running_at{};  // when it was first seen running (for the back-off's reset)
   Clock::time_point ended_at{};
@@ -164,7 +165,12 @@ struct StreamManager::Impl {
   static StreamRoots roots_with_state_file(const StreamManagerOptions& options);
 
   // What a stream of this spec's template holds of the budget (its cost; none when unknown).
-  CapacityLoad load_of(const StreamSpec& spec) const;
+  CapacityLoad load_of(const StreamSpec& spec, const StreamPlan& plan) const;
+  // The memory a stream of `plan` needs at `width`x`height` (memory_by_request).
+  CapacityLoad memory_at(const StreamPlan& plan, int width, int height) const;
+  // memory_by_request, from the run's thread once its input opened at its real size: a load
+  // grown to it, or CapacityRejected (the run fails with it, not to be started again).
+  void recheck_memory(ManagedRun& run, int width, int height);
 
   // max_streams, or what this machine's memory holds for the largest of the pipelines.
   static std::size_t capacity_of(const StreamManagerOptions& options, const StreamPlanner& planner);

@@ -23,12 +23,13 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::make_run(const StreamSpec& spec
   run->id = next_run_id++;
   run->device = options.devices[next_device++ % options.devices.size()];
   run->backoff = RestartBackoff(options.restart);
-  run->load = load_of(spec);
+  run->load = load_of(spec, run->plan);
   return run;
 }
 
 bool StreamManager::Impl::restartable(const ManagedRun& run) const {
-  return options.restart_failed_live_streams && run.plan.endless && !run.error.empty() && !run.stop && !draining;
+  return options.restart_failed_live_streams && run.plan.endless && !run.error.empty() && !run.stop && !draining &&
+         !run.refused_capacity;
 }
 
 bool StreamManager::Impl::awaiting_restart(const ManagedRun& run) { return run.ended && run.restart_at && !run.stop; }
@@ -66,6 +67,7 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
   next->since = old->since;
   next->finished_on_disk = old->finished_on_disk;
   const bool place = old->owns_place.exchange(false);
+  if (place) limiter.transfer(old->load, next->load);  // the place kept holds the new run's load now
   streams[name] = next;
   files.add(next->id, name, next->plan.files);
   retire(old);
@@ -91,6 +93,8 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     }
     RunOptions options = impl.options.run;
     options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
+    if (impl.options.memory_by_request)
+      options.input_opened = [&impl, &run](int width, int height) { impl.recheck_memory(run, width, height); };
     options.stop = &run.stop;
     options.monitor = &run.monitor;  // progress as the client asked (serve: off; run: one stream on a terminal)
     options.realtime = options.realtime || runs_in_realtime(run.plan.definition);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <utility>
 
 #include "core/small_file.hpp"
 #include "media/output_target.hpp"
@@ -166,6 +168,23 @@ std::string confine_output(const std::string& output, const std::string& where, 
   return target.string();
 }
 
+// The frame size an input's URI says (testsrc://WxH, v4l2://...?size=WxH), or nullopt: a
+// file, a network stream, a camera at its own size, whose size only opening it tells.
+std::optional<std::pair<int, int>> uri_frame_size(const std::string& uri) {
+  try {
+    if (is_testsrc_uri(uri)) {
+      const TestSourceParams params = parse_testsrc_uri(uri);
+      return std::pair{params.width, params.height};
+    }
+    int width = 0;
+    int height = 0;
+    if (is_v4l2_uri(uri) && parse_frame_size(parse_v4l2_uri(uri).size, width, height)) return std::pair{width, height};
+  } catch (const std::exception&) {
+    // Refused by check_input_limits with its reason.
+  }
+  return std::nullopt;
+}
+
 std::string first_decode_stage(const PipelineDefinition& definition) {
   if (!definition.stream_stage.empty()) return definition.stream_stage;
   for (const auto& stage : definition.stages)
@@ -299,6 +318,11 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
       confine_input(uri, roots_.allow_roots);
       check_input_limits(uri, limits_);
       every_input_endless = every_input_endless && is_endless_uri(uri);
+      // The largest input's: what the stream's frames are sized by (its memory at admission).
+      if (const auto size = uri_frame_size(uri); size && size->first * size->second > plan.width * plan.height) {
+        plan.width = size->first;
+        plan.height = size->second;
+      }
     }
     for (const auto& param : path_params(stage)) {
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);

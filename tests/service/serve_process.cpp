@@ -78,6 +78,13 @@ std::string ServeProcess::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
 }
 
+std::string grey_y4m(int width, int height, int frames) {
+  std::string video = "YUV4MPEG2 W" + std::to_string(width) + " H" + std::to_string(height) + " F30:1 Ip A1:1 C420jpeg\n";
+  const std::size_t frame_bytes = static_cast<std::size_t>(width) * height * 3 / 2;
+  for (int i = 0; i < frames; ++i) video += "FRAME\n" + std::string(frame_bytes, static_cast<char>(16 + 8 * i));
+  return video;
+}
+
 bool listed(const ServeProcess& server, const std::string& name) {
   return curl("GET", server.url("/v1/streams/" + name)).status == 200;
 }

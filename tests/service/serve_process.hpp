@@ -58,6 +58,9 @@ class ServeProcess {
 // themselves (bad options): the template files written into `dir`.
 std::vector<std::string> write_templates(const std::filesystem::path& dir, const std::map<std::string, std::string>& templates);
 
+// A raw video of `frames` flat frames, each a shade lighter, as a y4m stream (4:2:0, even sizes).
+std::string grey_y4m(int width, int height, int frames);
+
 // GET /v1/streams/NAME answers 200: the stream is there.
 bool listed(const ServeProcess& server, const std::string& name);
 

@@ -77,6 +77,69 @@ TEST(ServeCapacity, AStreamBeyondTheCpuBudgetIsRefusedNamingTheResource) {
 
 // The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
 // and says the cap in its own words.
+// Memory is held at the size a request names, not its template's: a 64x48 template asked
+// for 4096x2160 holds a 4096x2160 stream's estimate (jobs.hpp: ~383 MiB with this template),
+// so that with --memory-budget 1000 two such streams are admitted and the third is refused
+// 503 naming memory, while a small one still fits. Before, a template without a cost held no
+// memory at all (the cap, from the template's own 64x48, allowed hundreds).
+const char* const kNullOutputTemplate = R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: null}
+)";
+const std::string kUhdCamera = "testsrc://4096x2160@1?frames=0";  // one frame a second: little CPU
+
+double memory_used(const ServeProcess& server) {
+  return curl("GET", server.url("/v1/info")).json()["capacity_budget"]["used"].value("memory", -1.0);
+}
+
+TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
+  ServeProcess server("capacity-memory", {.templates = {{"smooth", kNullOutputTemplate}},
+                                          .extra_args = {"--memory-budget", "1000"}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  ASSERT_EQ(put_stream(server, "small1", {{"uri", kEndlessCamera}}).status, 201);
+  const double small = memory_used(server);
+  ASSERT_EQ(put_stream(server, "big1", {{"uri", kUhdCamera}}).status, 201);
+  const double big = memory_used(server) - small;
+  EXPECT_GT(big, 300.0 * (1 << 20)) << "a 4096x2160 stream held " << big / (1 << 20) << " MiB";
+  EXPECT_GT(big, 10 * small) << "the request's size did not count (a stream holds 16 MiB whatever its size)";
+  ASSERT_EQ(put_stream(server, "big2", {{"uri", kUhdCamera}}).status, 201);
+  const HttpReply refused = put_stream(server, "big3", {{"uri", kUhdCamera}});
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_EQ(refused.json().value("resource", ""), "memory") << refused.body;
+  EXPECT_NEAR(refused.json().value("budget", 0.0), 1000.0 * (1 << 20), 1) << refused.body;
+  EXPECT_EQ(put_stream(server, "small2", {{"uri", kEndlessCamera}}).status, 201);
+}
+
+// A file says its size only once opened: admitted at 1920x1080's estimate, it opens at
+// 4096x2160, which the budget cannot take beside two such streams, and fails with
+// "capacity: memory: ...", its place and memory given back; the two others run on. Before,
+// nothing was checked when it opened.
+TEST(ServeCapacity, AnInputLargerThanItsUriSaidFailsWhenItOpens) {
+  TempDir media("capacity-opened");
+  std::ofstream(media / "uhd.y4m", std::ios::binary) << grey_y4m(4096, 2160, 2);
+  ServeProcess server("capacity-opened", {.templates = {{"smooth", kNullOutputTemplate}},
+                                          .extra_args = {"--memory-budget", "1000", "--allow-root", media.path().string()}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  ASSERT_EQ(put_stream(server, "big1", {{"uri", kUhdCamera}}).status, 201);
+  ASSERT_EQ(put_stream(server, "big2", {{"uri", kUhdCamera}}).status, 201);
+  const double before = memory_used(server);
+  const HttpReply put = put_stream(server, "file1", {{"uri", (media / "uhd.y4m").string()}});
+  ASSERT_EQ(put.status, 201) << put.body;
+  json file1;
+  ASSERT_TRUE(eventually([&] {
+    file1 = curl("GET", server.url("/v1/streams/file1")).json();
+    return file1.value("state", "") == "failed";
+  }, time_bound(20), std::chrono::milliseconds(100)))
+      << file1.dump() << "\n" << server.log();
+  const std::string error = file1["last_error"].is_string() ? file1["last_error"].get<std::string>() : "";
+  EXPECT_EQ(error.rfind("capacity: memory: its input opened at 4096x2160", 0), 0u) << error;
+  EXPECT_TRUE(eventually([&] { return memory_used(server) == before; }, time_bound(5))) << memory_used(server);
+  for (const char* name : {"big1", "big2"})
+    EXPECT_EQ(curl("GET", server.url(std::string("/v1/streams/") + name)).json().value("state", ""), "running") << name;
+}
+
 TEST(ServeCapacity, AFullWaitingQueueIsRefusedInItsOwnWords) {
   ServeProcess server("capacity-waiting", {.extra_args = {"--max-streams", "1", "--max-waiting", "1"}});
   ASSERT_TRUE(server.ready()) << server.failure();

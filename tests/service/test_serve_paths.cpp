@@ -29,11 +29,7 @@ using nlohmann::json;
 #define ASSERT_SERVING(server) ASSERT_TRUE((server).ready()) << (server).failure()
 
 // A small raw video: `frames` grey 64x48 frames as a y4m stream.
-std::string y4m_video(int frames) {
-  std::string video = "YUV4MPEG2 W64 H48 F30:1 Ip A1:1 C420jpeg\n";
-  for (int i = 0; i < frames; ++i) video += "FRAME\n" + std::string(64 * 48 * 3 / 2, static_cast<char>(16 + 8 * i));
-  return video;
-}
+std::string y4m_video(int frames) { return grey_y4m(64, 48, frames); }
 
 // Waits (bounded) until the stream has stopped running: failed, or finished its input.
 std::string wait_until_over(const ServeProcess& server, const std::string& name) {

@@ -28,7 +28,12 @@ CapacityBudget machine_budget_for(double cpu_budget, const std::vector<Device>& 
   for (const auto& device : devices)
     if (device.kind == DeviceKind::Cuda) gpu_free.push_back(gpu_free_memory_bytes(device.ordinal));
   const double cores = cpu_budget > 0 ? cpu_budget : default_cpu_budget(usable_cores());
-  return machine_budget(cores, gpu_free, host_memory().available);
+  const HostMemory host = host_memory();
+  CapacityBudget budget = machine_budget(cores, gpu_free, host.available);
+  // Within a data limit an allocation past it fails: jobs.cpp's share of what it leaves.
+  if (host.data_left > 0)
+    budget.host_bytes = std::min(budget.host_bytes, static_cast<double>(host.data_left) * kUsableDataShare);
+  return budget;
 }
 
 }  // namespace fp::cli

@@ -45,6 +45,9 @@ struct ServeArguments {
   // process may use, less a margin: capacity.hpp).
   std::vector<std::string> costs;
   double cpu_budget = 0;
+  // The host memory the streams may hold, in MiB (0: 80% of what is available at start, and
+  // 60% of what a data limit leaves). Each stream holds its estimate at the size it asks.
+  double memory_budget_mib = 0;
   // The most streams that may wait for a place (files, list streams beyond --max-streams);
   // a put beyond it is 503. 0: no cap.
   std::size_t max_waiting = 1000;

@@ -130,6 +130,12 @@ int main(int argc, char** argv) {
                         "Cores the streams may keep busy (default, or 0: the cores this process may use, by its "
                         "affinity and cgroup quota, less a tenth, at least one)")
       ->check(fp::cli::finite_in(0, 100000));
+  serve_cmd->add_option("--memory-budget", serve.memory_budget_mib,
+                        "MiB of host memory the streams may hold; each holds its estimate at the frame size its "
+                        "request names (testsrc://WxH, v4l2 size=; 1920x1080 when its URI does not say), checked "
+                        "again when its input opens (default, or 0: 80% of what is available at start, and 60% of "
+                        "what a ulimit -d leaves)")
+      ->check(fp::cli::finite_in(0, 1e9));
   serve_cmd->add_option("--max-waiting", serve.max_waiting,
                         "At most N streams waiting for a place (file inputs, stream-list streams beyond --max-streams); "
                         "a put beyond it is refused with 503 (0: no limit)")
