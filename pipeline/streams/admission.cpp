@@ -137,6 +137,13 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::prepare_put(const StreamSpec& s
   const CapacityLoad load = load_of(spec, plan);
   CapacityLoad promised = batch.load;
   promised.streams = static_cast<double>(batch.places);
+  // A replacement takes its predecessor's place, with what it will cost: a costly spec put
+  // in place of a cheap one (itself admitted when the costly one was refused) must fit the
+  // budget as a new stream does, or it is refused and the one running runs on.
+  if (own_place) {
+    if (const auto short_of = limiter.short_replacing(found->second->load, load, promised))
+      throw CapacityRejected(capacity_resource_name(*short_of), waiting_for_text(*short_of));
+  }
   const std::optional<CapacityResource> short_of = limiter.short_of(load, promised);
   const bool free_place = !short_of;
   // A live API input needs a place now: its own predecessor's, or a free one.

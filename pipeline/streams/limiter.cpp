@@ -71,21 +71,32 @@ void StreamLimiter::transfer(const CapacityLoad& from, const CapacityLoad& to) {
   load_ += to;
 }
 
+std::optional<CapacityResource> StreamLimiter::short_changing(const CapacityLoad& from, const CapacityLoad& to,
+                                                             const CapacityLoad& extra) const {
+  if (running_ <= 1) return std::nullopt;  // alone, as the first stream always gets a place
+  CapacityLoad others = used_locked();
+  others -= from;
+  others += extra;
+  // Only what grows is checked: a resource already overdrawn by others (the measured CPU)
+  // that this stream does not take more of is no reason to refuse it.
+  const auto grown = [](double before, double after) { return after > before ? after : 0.0; };
+  const CapacityLoad wanted{.streams = 0,
+                            .cpu_cores = grown(from.cpu_cores, to.cpu_cores),
+                            .gpus = grown(from.gpus, to.gpus),
+                            .host_bytes = grown(from.host_bytes, to.host_bytes),
+                            .device_bytes = grown(from.device_bytes, to.device_bytes)};
+  return first_short(budget_, others, wanted);
+}
+
+std::optional<CapacityResource> StreamLimiter::short_replacing(const CapacityLoad& from, const CapacityLoad& to,
+                                                               const CapacityLoad& extra) const {
+  std::lock_guard lock(mutex_);
+  return short_changing(from, to, extra);
+}
+
 std::optional<CapacityResource> StreamLimiter::grow(const CapacityLoad& from, const CapacityLoad& to) {
   std::lock_guard lock(mutex_);
-  if (running_ > 1) {
-    CapacityLoad others = used_locked();
-    others -= from;
-    // Only what grows is checked: a resource already overdrawn by others (the measured CPU)
-    // that this stream does not take more of is no reason to fail it.
-    const auto grown = [](double before, double after) { return after > before ? after : 0.0; };
-    const CapacityLoad wanted{.streams = 0,
-                              .cpu_cores = grown(from.cpu_cores, to.cpu_cores),
-                              .gpus = grown(from.gpus, to.gpus),
-                              .host_bytes = grown(from.host_bytes, to.host_bytes),
-                              .device_bytes = grown(from.device_bytes, to.device_bytes)};
-    if (const auto short_of = first_short(budget_, others, wanted)) return short_of;
-  }
+  if (const auto short_of = short_changing(from, to, {})) return short_of;
   load_ -= from;
   load_ += to;
   return std::nullopt;

@@ -43,6 +43,11 @@ class StreamLimiter {
   // its URI said), or the resource that cannot take the difference (nothing changes then).
   // A stream running alone always grows, as the first stream always gets a place.
   std::optional<CapacityResource> grow(const CapacityLoad& from, const CapacityLoad& to);
+  // What would refuse a place holding `from` the load `to` (a stream replaced by another
+  // spec, which is admitted on what it will cost, not on what it replaces), with `extra`
+  // promised; nullopt when it fits. Nothing changes.
+  std::optional<CapacityResource> short_replacing(const CapacityLoad& from, const CapacityLoad& to,
+                                                  const CapacityLoad& extra = {}) const;
   // The process's CPU time, as measured (cores busy): the cores in use are the larger of it
   // and the sum of the admitted streams' loads, so that what a pipeline without a known cost
   // burns still counts.
@@ -59,6 +64,8 @@ class StreamLimiter {
   void take_place(const CapacityLoad& load);  // mutex_ held
   CapacityLoad used_locked() const;             // mutex_ held
   std::optional<CapacityResource> short_locked(const CapacityLoad& load, const CapacityLoad& extra) const;
+  std::optional<CapacityResource> short_changing(const CapacityLoad& from, const CapacityLoad& to,
+                                                 const CapacityLoad& extra) const;  // mutex_ held
 
   const std::size_t cap_;
   CapacityBudget budget_;

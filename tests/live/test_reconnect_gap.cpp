@@ -41,7 +41,9 @@ TEST(ReconnectGap, OnlyTheFirstFrameAfterAReconnectFollowsAGap) {
     ASSERT_TRUE(frame) << "the stream ended instead of reconnecting";
     if (frame->follows_gap) ++marked;
     if (marked > 0) ++after_gap;
-    if (marked > 0 && after_gap > 1) EXPECT_FALSE(frame->follows_gap) << after_gap << " frames after the gap";
+    if (marked > 0 && after_gap > 1) {
+      EXPECT_FALSE(frame->follows_gap) << after_gap << " frames after the gap";
+    }
   }
   EXPECT_EQ(marked, 1);
   const ReconnectStats* stats = source->reconnect_stats();

@@ -75,6 +75,36 @@ TEST(ServeCapacity, AStreamBeyondTheCpuBudgetIsRefusedNamingTheResource) {
       << server.log();
 }
 
+// A replacement is admitted on what it will cost, not on what it replaces: a stream refused
+// 503 for its costly template, put with a template without a cost (201), cannot then be
+// replaced by the costly one (before: 200, 1.2 cores on a 1-core budget). Refused, the
+// cheap one runs on, and a replacement that fits is still taken.
+TEST(ServeCapacity, AReplacementIsAdmittedOnWhatItWillCost) {
+  const double each = recorded_cores(kRecordedCost);
+  const double budget = 2.5 * each;
+  ServeProcess server("capacity-replacement",
+                      {.templates = {{"smooth", kSmoothTemplate}, {"cheap", kSmoothTemplate}},
+                       .extra_args = {"--cost", "smooth=" + kRecordedCost.string(), "--cpu-budget", std::to_string(budget)}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  const json costly = {{"pipeline", "smooth"}, {"uri", kEndlessCamera}};
+  const json cheap = {{"pipeline", "cheap"}, {"uri", kEndlessCamera}};
+  ASSERT_EQ(put_stream(server, "cam1", costly).status, 201);
+  ASSERT_EQ(put_stream(server, "cam2", costly).status, 201);
+  ASSERT_EQ(put_stream(server, "cam3", costly).status, 503);
+  ASSERT_EQ(put_stream(server, "cam3", cheap).status, 201);
+  const HttpReply walked_around = put_stream(server, "cam3", costly);
+  EXPECT_EQ(walked_around.status, 503) << walked_around.body;
+  EXPECT_EQ(walked_around.json().value("resource", ""), "cpu_encode") << walked_around.body;
+  const json cam3 = curl("GET", server.url("/v1/streams/cam3")).json();
+  EXPECT_EQ(cam3.value("pipeline", ""), "cheap") << cam3.dump();
+  EXPECT_LT(curl("GET", server.url("/v1/info")).json()["capacity_budget"]["used"].value("cpu_encode", 0.0), budget)
+      << "the budget was overdrawn";
+  // cam2 replaced by the cheap template frees what it held: then cam3 may take the costly one.
+  ASSERT_EQ(put_stream(server, "cam2", cheap).status, 200);
+  const HttpReply fits = put_stream(server, "cam3", costly);
+  EXPECT_EQ(fits.status, 200) << fits.body;
+}
+
 // The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
 // and says the cap in its own words.
 // Memory is held at the size a request names, not its template's: a 64x48 template asked
