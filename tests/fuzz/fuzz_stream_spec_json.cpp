@@ -3,8 +3,11 @@
 //
 // What must hold: no crash, no stack overflow (a body of any nesting, a field of any length);
 // the body is taken, with every field within its limit, or refused with HttpError 400 whose
-// message is one short printable line that quotes no long client text; and a string given in
-// "set" or "decode" reads back from its YAML text (what --set parses) as the same string.
+// message is one short printable line that quotes no long client text; a body taken holds no
+// control character in any path, name or URI it gives (uri, pipeline, each set/decode key and
+// string, lists' strings included: a NUL would end a path at the system call); and a string
+// given in "set" or "decode" reads back from its YAML text (what --set parses) as the same
+// string.
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
@@ -27,12 +30,23 @@ bool one_printable_line(const std::string& text) {
   return true;
 }
 
+// No string anywhere in `value` (an array's too) holds a control character.
+void require_printable(const json& value, const char* what) {
+  if (value.is_string()) {
+    require(one_printable_line(value.get<std::string>()), what);
+  } else if (value.is_array()) {
+    for (const auto& item : value) require_printable(item, what);
+  }
+}
+
 void check_map(const std::map<std::string, std::string>& values, const json& given) {
   require(values.size() <= fp::service::kMaxMapEntries, "more entries taken than the limit");
   for (const auto& [key, text] : values) {
     require(key.size() <= fp::service::kMaxNameBytes, "a key longer than its limit taken");
     require(text.size() <= fp::service::kMaxValueBytes, "a value longer than its limit taken");
+    require(one_printable_line(key), "a key with a control character taken");
     const auto& original = given.at(key);
+    require_printable(original, "a value with a control character taken");
     if (!original.is_string()) continue;
     YAML::Node read_back;
     try {
@@ -66,6 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!spec.uri.empty() && spec.uri.size() <= fp::service::kMaxUriBytes, "a uri empty or over its limit taken");
   require(spec.pipeline.size() <= fp::service::kMaxNameBytes, "a pipeline name over its limit taken");
   const json given = json::parse(body);  // taken, so it parses
+  require(one_printable_line(spec.uri), "a uri with a control character taken");
+  require(one_printable_line(spec.pipeline), "a pipeline name with a control character taken");
   check_map(spec.sets, given.value("set", json::object()));
   check_map(spec.decode, given.value("decode", json::object()));
   return 0;
