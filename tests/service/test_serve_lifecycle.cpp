@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -71,17 +72,23 @@ TEST(ServeLifecycle, SigtermDrainsEveryStreamAndExitsZero) {
 // The test sees a frame take longer than the bound /livez had before (5 s after a 10 s
 // start grace; it then answered 503 here), so it cannot pass on frames too fast to tell.
 // Three frames, and the stream ends by itself: a drain would wait for the frame in flight.
+// A sanitizer build runs the stage several times slower: its frames have 1/scale of the
+// pixels (FRAMEPIPE_TEST_TIME_SCALE: ASan 2, TSan 4), so that the test costs what it costs
+// here and its frames still take longer than the old bound.
 TEST(ServeLifecycle, ASlowStreamLeavesLivezAnswering) {
+  const double shrink = std::sqrt(time_bound(1.0));
+  const auto even = [](double size) { return 2 * static_cast<int>(size / 2); };
+  const std::string uri = "testsrc://" + std::to_string(even(1280 / shrink)) + "x" + std::to_string(even(720 / shrink)) +
+                          "@25?frames=3";
   ::setenv("FRAMEPIPE_THREADS", "1", 1);
-  ServeProcess server("slow-livez", {.templates = {{"slow", R"(device: cpu
-input: testsrc://1280x720@25?frames=3
+  ServeProcess server("slow-livez", {.templates = {{"slow", "device: cpu\ninput: " + uri + R"(
 stages:
   - {id: denoise, type: temporal_nlmeans, patch: 15, search: 51, frames: 4, temporal_search: 21}
   - {id: out, type: encode, output: null}
 )"}}});
   ::unsetenv("FRAMEPIPE_THREADS");
   ASSERT_SERVING(server);
-  const auto created = put_stream(server, "slow", {{"pipeline", "slow"}, {"uri", "testsrc://1280x720@25?frames=3"}});
+  const auto created = put_stream(server, "slow", {{"pipeline", "slow"}, {"uri", uri}});
   ASSERT_EQ(created.status, 201) << created.body;
   constexpr double kOldBoundSeconds = 5.0;
   using SteadyClock = std::chrono::steady_clock;
