@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpu_account.hpp"
+
 namespace fp::cpu {
 namespace {
 
@@ -78,6 +80,8 @@ class Pool {
       next_chunk_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
       busy_workers_ = static_cast<int>(threads_.size());
+      // The workers' time on this job is the caller's (its stream's): core/cpu_account.hpp.
+      account_ = thread_cpu_account();
       ++generation_;
     }
     wake_.notify_all();
@@ -112,13 +116,17 @@ class Pool {
     t_worker = worker;
     std::uint64_t seen = 0;
     for (;;) {
+      CpuAccount* account = nullptr;
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
+        account = account_;
       }
+      const std::int64_t cpu_at_start = account != nullptr ? thread_cpu_nanoseconds() : 0;
       run_chunks();
+      if (account != nullptr) account->add(thread_cpu_nanoseconds() - cpu_at_start);
       {
         std::lock_guard lock(mutex_);
         --busy_workers_;
@@ -155,6 +163,7 @@ class Pool {
   std::uint64_t generation_ = 0;
   int busy_workers_ = 0;
   const Body* body_ = nullptr;
+  CpuAccount* account_ = nullptr;  // the job's caller's, charged with the workers' time on it
   int rows_ = 0;
   int chunks_ = 0;
   std::atomic<int> next_chunk_{0};

@@ -38,6 +38,7 @@ json stream_json(const StreamStatus& s) {
       {"since", iso8601_utc(s.since)},
       {"frames", s.frames},
       {"fps", s.fps},
+      {"cpu_cores", s.cpu_cores},
       {"dropped", s.dropped},
       {"latency",
        {{"p50_ms", s.latency_p50_ms},

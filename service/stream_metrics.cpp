@@ -97,6 +97,11 @@ struct StreamFamilies {
   MetricFamily decode_errors = family("framepipe_decode_errors_total",
                                       "Damaged packets skipped and frames decoded with concealed errors.",
                                       MetricType::Counter);
+  MetricFamily cpu = family("framepipe_stream_cpu_cores",
+                            "Cores the stream keeps busy over the last ~10 s: its threads and the CPU pool's work "
+                            "on its stages, measured, and its share (by pixels a second) of x264's and FFmpeg's "
+                            "own threads.",
+                            MetricType::Gauge);
   MetricFamily latency = family("framepipe_frame_latency_seconds",
                                 "Time from a frame's arrival at the source to its write by an output.",
                                 MetricType::Histogram);
@@ -130,6 +135,7 @@ struct StreamFamilies {
     add_counter(reconnects, {{"stream", name}}, static_cast<double>(stream.reconnects));
     add_counter(restarts, {{"stream", name}}, static_cast<double>(stream.restarts));
     add_counter(decode_errors, {{"stream", name}}, static_cast<double>(damaged));
+    add_gauge(cpu, {{"stream", name}}, stream.cpu_cores);
     latency.metric.push_back(latency_histogram(name, stream.stats.latency_ms));
   }
 };
@@ -225,7 +231,8 @@ std::vector<MetricFamily> StreamCollector::Collect() const {
   StreamFamilies per_stream;
   for (const auto& stream : streams) per_stream.add(stream);
   for (auto* f : {&per_stream.up, &per_stream.state, &per_stream.decoded, &per_stream.output, &per_stream.dropped,
-                  &per_stream.reconnects, &per_stream.restarts, &per_stream.decode_errors, &per_stream.latency})
+                  &per_stream.reconnects, &per_stream.restarts, &per_stream.decode_errors, &per_stream.cpu,
+                  &per_stream.latency})
     families.push_back(std::move(*f));
 
   auto stage_seconds = family("framepipe_stage_seconds_total",

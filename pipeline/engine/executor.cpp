@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cpu_account.hpp"
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
 #include "pipeline/definition/graph.hpp"
@@ -57,6 +58,8 @@ class Run {
   Run& operator=(const Run&) = delete;
 
   RunStats execute() {
+    // This (the graph's) thread's time and the CPU pool's on its stages' rows are the run's.
+    const ThreadCpuCharge charge(options_.cpu_account);
     started_ = RunClock::now();
     const auto start = started_;
     // Whatever way the run ends, its watchers see the stats it returns (or leaves in
@@ -174,6 +177,7 @@ class Run {
 
   // The graph thread's share: the processing stages, the run's totals and the heartbeat.
   void publish_graph(bool force = false) {
+    charge_thread_cpu();
     if (monitor_ == nullptr || !(graph_publish_.due() || force)) return;
     for (const auto* n : processes_) monitor_->publish_stage(n->index(), n->timing, nullptr, true);
     monitor_->publish_run(stats_.frames, frames_dropped(), stats_.first_frame_seconds, true,
@@ -217,7 +221,10 @@ class Run {
       if (!n->runs_thread()) continue;
       try {
         if (options_.hooks.before_thread_start) options_.hooks.before_thread_start(n->id());
-        threads_.emplace_back([node = n.get()] { node->run_thread(); });
+        threads_.emplace_back([node = n.get(), account = options_.cpu_account] {
+          const ThreadCpuCharge charge(account);  // the node charges it once a frame
+          node->run_thread();
+        });
       } catch (const std::exception& e) {
         fail(std::make_exception_ptr(
             std::runtime_error(fmt::format("{}: cannot start its thread: {}", n->id(), e.what()))));

@@ -14,6 +14,7 @@
 
 namespace fp {
 
+class CpuAccount;
 class FrameContext;
 class RunMonitor;
 
@@ -47,6 +48,9 @@ struct RunOptions {
   // camera's is known); throws to fail the run with what it throws (framepipe serve: a
   // stream whose real size needs more memory than the budget has left). Unset: nothing.
   std::function<void(int width, int height)> input_opened;
+  // Charged with the run's CPU time: its threads' and the CPU pool's on its stages
+  // (core/cpu_account.hpp); null: not counted.
+  CpuAccount* cpu_account = nullptr;
   RunHooks hooks;                           // tests only
 };
 

@@ -1,4 +1,5 @@
 #include "pipeline/engine/sink_node.hpp"
+#include "core/cpu_account.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -64,6 +65,7 @@ void SinkNode::run_frames() {
       latency_ms_.add(latency);
       last_latency_ms_.store(latency, std::memory_order_relaxed);
       frame = Frame{};  // return the buffers to their pools now, not at the next frame
+      charge_thread_cpu();
       publish();
     }
     publish(true);

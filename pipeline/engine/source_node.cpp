@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/cpu_account.hpp"
 #include "media/media_error.hpp"
 #include "pipeline/engine/pacer.hpp"
 
@@ -68,6 +69,7 @@ void SourceNode::run_thread() {
       const auto t0 = RunClock::now();
       auto frame = source().read();
       timing.total_ms += ms_since(t0);
+      charge_thread_cpu();
       if (!frame) break;
       ++timing.frames;
       frame->sequence = count;

@@ -67,6 +67,7 @@ bool StreamManager::Impl::supervise() {
     }
     if (run->started && !run->ended) sample(*run, std::move(published), now);
   }
+  attribute_cpu();
   supervisor_beat = Clock::now().time_since_epoch().count();
   return save;
 }

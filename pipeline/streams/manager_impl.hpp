@@ -23,6 +23,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/cpu_account.hpp"
 #include "core/process_usage.hpp"
 #include "media/output_target.hpp"
 #include "media/stream_uri.hpp"
@@ -105,6 +106,15 @@ struct ManagedRun {
   Clock::time_point started_at{};
   Clock::duration heartbeat_limit = kStalledRunLimit;
   std::deque<std::pair<Clock::time_point, std::int64_t>> samples;  // (when, frames), for fps
+  // Its CPU (core/cpu_account.hpp): what its threads and the CPU pool's work for it were
+  // charged, over kCpuWindow; and with its share of what no account holds (cpu_cores_of).
+  CpuAccount cpu;
+  CpuRateWindow cpu_window{kCpuWindow};
+  double own_cores = 0;
+  double cpu_cores = 0;
+  // Its input's frame size once opened (from its thread): what its share is weighed by.
+  std::atomic<int> opened_width{0};
+  std::atomic<int> opened_height{0};
   std::deque<std::pair<Clock::time_point, LatencyHistogram>> latency_samples;  // for recent latency
   double fps = 0;
 };
@@ -235,6 +245,10 @@ struct StreamManager::Impl {
   // mutex held: the supervisor's sample of a started run's frames and latency, `published`
   // by it now: its fps over the last kFpsWindow, its recent latency over kLatencyWindow.
   static void sample(ManagedRun& run, RunStats published, Clock::time_point now);
+  // Each running stream's cpu_cores: its own (own_cores) and a share of what the process
+  // used beyond every stream's account (x264's and FFmpeg's own threads, which no account
+  // can be charged with), split by the pixels each stream's frames carry a second. Mutex held.
+  void attribute_cpu();
 
   // mutex held: joins the threads of runs that ended; forgets retired ones.
   void reap();

@@ -93,8 +93,12 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     }
     RunOptions options = impl.options.run;
     options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
-    if (impl.options.memory_by_request)
-      options.input_opened = [&impl, &run](int width, int height) { impl.recheck_memory(run, width, height); };
+    options.cpu_account = &run.cpu;
+    options.input_opened = [&impl, &run](int width, int height) {
+      run.opened_width = width;
+      run.opened_height = height;
+      if (impl.options.memory_by_request) impl.recheck_memory(run, width, height);
+    };
     options.stop = &run.stop;
     options.monitor = &run.monitor;  // progress as the client asked (serve: off; run: one stream on a terminal)
     options.realtime = options.realtime || runs_in_realtime(run.plan.definition);

@@ -33,6 +33,9 @@ struct StreamStatus {
   std::chrono::system_clock::time_point since{};  // when it entered `state`
   std::int64_t frames = 0;          // through the whole graph
   double fps = 0;                   // over the last few seconds
+  // Cores its work keeps busy over the last ~10 s: its own threads' and the CPU pool's work
+  // on its stages, measured, and its share of x264's and FFmpeg's threads (manager_impl.hpp).
+  double cpu_cores = 0;
   std::int64_t dropped = 0;         // by every source's and sink's queue
   double latency_p50_ms = 0;
   double latency_p99_ms = 0;

@@ -72,6 +72,7 @@ StreamStatus StreamManager::Impl::status_of(ManagedRun& run) {
   status.since = run.since;
   status.frames = status.stats.frames;
   status.fps = run.ended ? 0 : run.fps;
+  status.cpu_cores = run.ended ? 0 : run.cpu_cores;
   status.dropped = status.stats.frames_dropped;
   status.latency_p50_ms = status.stats.latency_ms.percentile(50);
   status.latency_p99_ms = status.stats.latency_ms.percentile(99);
@@ -109,6 +110,30 @@ void StreamManager::Impl::sample(ManagedRun& run, RunStats published, Clock::tim
   const auto& [then, frames_then] = run.samples.front();
   const double seconds = std::chrono::duration<double>(now - then).count();
   run.fps = seconds > 0.2 ? static_cast<double>(run.samples.back().second - frames_then) / seconds : 0.0;
+  run.cpu_window.add(now, run.cpu.seconds());
+  run.own_cores = run.cpu_window.cores();
+}
+
+void StreamManager::Impl::attribute_cpu() {
+  double own = 0;
+  double pixels = 0;
+  const auto pixel_rate = [](const ManagedRun& run) {
+    return run.fps * run.opened_width.load(std::memory_order_relaxed) * run.opened_height.load(std::memory_order_relaxed);
+  };
+  std::size_t running = 0;
+  for (const auto& [name, run] : streams) {
+    if (!run->started || run->ended) continue;
+    ++running;
+    own += run->own_cores;
+    pixels += pixel_rate(*run);
+  }
+  // The process's cores over the same window (measure_cpu: kept only with a budget of cores).
+  const double rest = std::max(0.0, cpu_rate.cores() - own);
+  for (auto& [name, run] : streams) {
+    if (!run->started || run->ended) continue;
+    const double share = pixels > 0 ? pixel_rate(*run) / pixels : 1.0 / static_cast<double>(running);
+    run->cpu_cores = run->own_cores + rest * share;
+  }
 }
 
 }  // namespace fp

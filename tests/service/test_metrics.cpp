@@ -35,6 +35,7 @@ StreamStatus camera(const std::string& name, StreamState state, double scale = 1
   s.pipeline = "default";
   s.uri = "rtsp://***@camera.local/stream";  // masked, and still never a label
   s.state = state;
+  s.cpu_cores = 0.25 * scale;
   auto source = stage("cam", "decode", 300, 900 * scale);
   source.frames_dropped = 7;
   source.frames_skipped_to_live = 2;
@@ -93,7 +94,8 @@ TEST(Metrics, EveryFamilyWithHelpAndTypeAndPromtoolClean) {
        {"framepipe_build_info", "framepipe_streams", "framepipe_stream_capacity", "framepipe_stream_up",
         "framepipe_stream_state", "framepipe_frames_decoded_total", "framepipe_frames_output_total",
         "framepipe_frames_dropped_total", "framepipe_source_reconnects_total", "framepipe_decode_errors_total",
-        "framepipe_frame_latency_seconds", "framepipe_stage_seconds_total", "framepipe_http_requests_total"}) {
+        "framepipe_frame_latency_seconds", "framepipe_stage_seconds_total", "framepipe_http_requests_total",
+        "framepipe_stream_cpu_cores"}) {
     EXPECT_NE(text.find(std::string("# HELP ") + family + " "), std::string::npos) << family << "\n" << text;
     EXPECT_NE(text.find(std::string("# TYPE ") + family + " "), std::string::npos) << family << "\n" << text;
   }
@@ -103,6 +105,7 @@ TEST(Metrics, EveryFamilyWithHelpAndTypeAndPromtoolClean) {
   EXPECT_TRUE(has_line(text, R"(framepipe_streams{state="failed"} 0)")) << text;  // every state, 0 included
   EXPECT_TRUE(has_line(text, R"(framepipe_stream_up{stream="cam1"} 1)")) << text;
   EXPECT_TRUE(has_line(text, R"(framepipe_stream_up{stream="cam2"} 0)")) << text;
+  EXPECT_TRUE(has_line(text, R"(framepipe_stream_cpu_cores{stream="cam1"} 0.25)")) << text;
   EXPECT_TRUE(has_line(text, R"(framepipe_stream_state{stream="cam2",state="reconnecting"} 1)")) << text;
   EXPECT_TRUE(has_line(text, R"(framepipe_frames_decoded_total{stream="cam1"} 300)")) << text;
   EXPECT_TRUE(has_line(text, R"(framepipe_frames_output_total{stream="cam1",output="archive"} 290)")) << text;

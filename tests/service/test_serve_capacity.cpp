@@ -22,6 +22,20 @@ using nlohmann::json;
 
 const std::string kEndlessCamera = "testsrc://64x48@30?frames=0";
 
+// A light template whose output is no file: what a stream holds is its frames alone.
+const char* const kNullOutputTemplate = R"(device: cpu
+input: testsrc://64x48@30?frames=0
+stages:
+  - {id: smooth, type: mean_smooth, radius: 1}
+  - {id: out, type: encode, output: null}
+)";
+const std::string kUhdCamera = "testsrc://4096x2160@1?frames=0";  // one frame a second: little CPU
+
+double memory_used(const ServeProcess& server) {
+  return curl("GET", server.url("/v1/info")).json()["capacity_budget"]["used"].value("memory", -1.0);
+}
+
+
 // Recorded on a 2-core machine: a 640x360 camera-like stream denoised on the CPU and
 // encoded, ~2.3 cores a stream at 30 fps.
 const fs::path kRecordedCost = fs::path(FRAMEPIPE_SOURCE_DIR) / "tests/service/data/denoise-640x360-cpu.bench.json";
@@ -105,6 +119,37 @@ TEST(ServeCapacity, AReplacementIsAdmittedOnWhatItWillCost) {
   EXPECT_EQ(fits.status, 200) << fits.body;
 }
 
+// Each stream says the cores it keeps busy (cpu_cores, framepipe_stream_cpu_cores): its
+// threads and the CPU pool's rows for its stages, measured as they run. A denoised stream
+// shows far more than a 64x48 smoothed one beside it, and the two together no more than the
+// process used. Before, nothing per stream was measured while it ran.
+TEST(ServeCapacity, EachStreamShowsTheCoresItKeepsBusy) {
+  // Paced (realtime): at 30 fps, not as fast as the CPU goes.
+  ServeProcess server("capacity-cpu", {.templates = {{"light", std::string("realtime: true\n") + kNullOutputTemplate},
+                                                     {"heavy", R"(device: cpu
+realtime: true
+input: testsrc://160x90@30?frames=0
+stages:
+  - {id: denoise, type: nlmeans, h: 10, patch: 7, search: 21}
+  - {id: out, type: encode, output: null}
+)"}}});
+  ASSERT_TRUE(server.ready()) << server.failure();
+  ASSERT_EQ(put_stream(server, "light", {{"pipeline", "light"}, {"uri", kEndlessCamera}}).status, 201);
+  ASSERT_EQ(put_stream(server, "heavy", {{"pipeline", "heavy"}, {"uri", "testsrc://160x90@30?frames=0"}}).status, 201);
+  double light = 0;
+  double heavy = 0;
+  // The measure covers the last ~10 s; a few seconds of frames are enough to tell them apart.
+  EXPECT_TRUE(eventually([&] {
+    light = curl("GET", server.url("/v1/streams/light")).json().value("cpu_cores", -1.0);
+    heavy = curl("GET", server.url("/v1/streams/heavy")).json().value("cpu_cores", -1.0);
+    return heavy > 0.05 && heavy > 4 * light;
+  }, 15, std::chrono::milliseconds(250)))
+      << "heavy " << heavy << " cores, light " << light << "\n" << server.log();
+  EXPECT_GE(light, 0.0);
+  const std::string metrics = curl("GET", server.url("/metrics")).body;
+  EXPECT_GT(gauge_value(metrics, R"(framepipe_stream_cpu_cores{stream="heavy"})"), 0.05) << metrics;
+}
+
 // The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
 // and says the cap in its own words.
 // Memory is held at the size a request names, not its template's: a 64x48 template asked
@@ -112,18 +157,6 @@ TEST(ServeCapacity, AReplacementIsAdmittedOnWhatItWillCost) {
 // so that with --memory-budget 1000 two such streams are admitted and the third is refused
 // 503 naming memory, while a small one still fits. Before, a template without a cost held no
 // memory at all (the cap, from the template's own 64x48, allowed hundreds).
-const char* const kNullOutputTemplate = R"(device: cpu
-input: testsrc://64x48@30?frames=0
-stages:
-  - {id: smooth, type: mean_smooth, radius: 1}
-  - {id: out, type: encode, output: null}
-)";
-const std::string kUhdCamera = "testsrc://4096x2160@1?frames=0";  // one frame a second: little CPU
-
-double memory_used(const ServeProcess& server) {
-  return curl("GET", server.url("/v1/info")).json()["capacity_budget"]["used"].value("memory", -1.0);
-}
-
 TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
   ServeProcess server("capacity-memory", {.templates = {{"smooth", kNullOutputTemplate}},
                                           .extra_args = {"--memory-budget", "1000"}});
