@@ -23,6 +23,7 @@ struct StreamPlan {
   // only opening it tells (a file, a network stream, a camera at its own size).
   int width = 0;
   int height = 0;
+  double fps = 0;  // the rate its URI says (testsrc @FPS, v4l2 fps=); 0: not said
 };
 
 // Fills plan.files and plan.outputs from plan.definition as it will run (paths confined,

@@ -185,6 +185,22 @@ std::optional<std::pair<int, int>> uri_frame_size(const std::string& uri) {
   return std::nullopt;
 }
 
+// The frame rate an input's URI says (testsrc://WxH@FPS, v4l2 fps=), or 0.
+double uri_frame_rate(const std::string& uri) {
+  try {
+    if (is_testsrc_uri(uri)) return parse_testsrc_uri(uri).fps.value();
+    if (is_v4l2_uri(uri)) {
+      const std::string fps = parse_v4l2_uri(uri).fps;
+      if (fps.empty()) return 0;
+      const auto slash = fps.find('/');
+      return slash == std::string::npos ? std::stod(fps) : std::stod(fps.substr(0, slash)) / std::stod(fps.substr(slash + 1));
+    }
+  } catch (const std::exception&) {
+    // Refused by check_input_limits with its reason.
+  }
+  return 0;
+}
+
 std::string first_decode_stage(const PipelineDefinition& definition) {
   if (!definition.stream_stage.empty()) return definition.stream_stage;
   for (const auto& stage : definition.stages)
@@ -323,6 +339,7 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
         plan.width = size->first;
         plan.height = size->second;
       }
+      plan.fps = std::max(plan.fps, uri_frame_rate(uri));
     }
     for (const auto& param : path_params(stage)) {
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
