@@ -25,9 +25,11 @@ CapacityLoad StreamManager::Impl::load_of(const StreamSpec& spec, const StreamPl
     const CapacityLoad memory = memory_at(plan, plan.width, plan.height);
     load.host_bytes = std::max(load.host_bytes, memory.host_bytes);
     load.device_bytes = std::max(load.device_bytes, memory.device_bytes);
-    if (found == options.template_costs.end()) {
-      // Its cores: what its template's streams were seen to use per pixel a second, or a
-      // guess for one never seen, at the pixels a second it asks for (1080p30 when unsaid).
+    if (found == options.template_costs.end() && plan.endless) {
+      // A live stream's cores: what its template's streams were seen to use per pixel a
+      // second, or a guess for one never seen, at the pixels a second it asks for (its URI's,
+      // else its template's input's, else 1080p30). A file takes what is free as it runs
+      // unpaced, and waits behind the measured CPU as before.
       const bool gpu = !options.devices.empty() && options.devices.front().kind == DeviceKind::Cuda;
       const double per_mpps =
           learned.cores_per_mpps(spec.pipeline).value_or(gpu ? kUnseenGpuCoresPerMpps : kUnseenCpuCoresPerMpps);

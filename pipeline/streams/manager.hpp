@@ -54,7 +54,7 @@ struct StreamManagerOptions {
   std::map<std::string, PipelineCost> template_costs;
   CapacityBudget budget;            // unlimited by default: the cap alone
   // serve: each stream also holds the memory it is estimated to need (stream_jobs.hpp) at the
-  // size its request names (testsrc://WxH, v4l2 size; 1920x1080 when the URI does not say),
+  // size its request names (testsrc://WxH, v4l2 size; else its template's input's, else 1920x1080),
   // and once its input opens at its real size (more than that fails it, "capacity: memory",
   // when the budget cannot take the difference); and a stream of a template without a cost
   // holds the cores its template was seen to use per megapixel a second (learned_costs.hpp;

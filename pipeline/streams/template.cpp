@@ -245,6 +245,14 @@ StreamTemplates::Template StreamTemplates::read_template(const fs::path& file) c
   }
   t.definition = parse_pipeline(t.text, file.string(), {}, auto_backend_);
   t.decode_stage = first_decode_stage(t.definition);
+  for (const auto& stage : t.definition.stages)
+    if (const auto source = source_uri(stage)) {
+      if (const auto size = uri_frame_size(*source); size && size->first * size->second > t.width * t.height) {
+        t.width = size->first;
+        t.height = size->second;
+      }
+      t.fps = std::max(t.fps, uri_frame_rate(*source));
+    }
   return t;
 }
 
@@ -349,6 +357,11 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   }
   add_plan_files(plan, spec.name);
   plan.endless = every_input_endless;
+  if (plan.width == 0) {  // the URI says no size: the template's own input's, until it opens
+    plan.width = t.width;
+    plan.height = t.height;
+  }
+  if (plan.fps == 0) plan.fps = t.fps;
   // What was checked here is opened beneath these roots when the stream starts.
   definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
   // The stream's own outputs against its own inputs, now that they are where it writes them.

@@ -201,7 +201,7 @@ TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
   EXPECT_EQ(put_stream(server, "small2", {{"uri", kEndlessCamera}}).status, 201);
 }
 
-// A file says its size only once opened: admitted at 1920x1080's estimate, it opens at
+// A file says its size only once opened: admitted at its template's input's (64x48), it opens at
 // 4096x2160, which the budget cannot take beside two such streams, and fails with
 // "capacity: memory: ...", its place and memory given back; the two others run on. Before,
 // nothing was checked when it opened.
