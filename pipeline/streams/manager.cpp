@@ -68,7 +68,6 @@ bool StreamManager::Impl::supervise() {
     if (run->started && !run->ended) sample(*run, std::move(published), now);
   }
   attribute_cpu();
-  learn_costs(now);
   supervisor_beat = Clock::now().time_since_epoch().count();
   return save;
 }
@@ -372,7 +371,6 @@ ManagerInfo StreamManager::info() const {
   info.budget = impl_->limiter.budget();
   info.used = impl_->limiter.used();
   info.max_running = impl_->limiter.peak();
-  info.learned_cores_per_mpps = impl_->learned.all();
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
   // Started and not draining. Not whether each stream is well: one dead camera (or one

@@ -32,7 +32,6 @@
 #include "pipeline/streams/file_index.hpp"
 #include "pipeline/streams/fresh_outputs.hpp"
 #include "pipeline/streams/jobs.hpp"
-#include "pipeline/streams/learned_costs.hpp"
 #include "pipeline/streams/limiter.hpp"
 #include "pipeline/streams/restorable_streams.hpp"
 #include "pipeline/stream_spec/state_file.hpp"
@@ -154,7 +153,6 @@ struct StreamManager::Impl {
   std::atomic<bool> serving{false};  // begin_serving(): ready from now on
   std::atomic<bool> save_pending{false};  // the supervisor's save found save_mutex busy: again next time
   CpuRateWindow cpu_rate{kCpuWindow};     // the process's cores busy (supervisor only)
-  LearnedCosts learned;                   // admit_by_request: what each template's streams were seen to use
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
@@ -178,9 +176,9 @@ struct StreamManager::Impl {
 
   // What a stream of this spec's template holds of the budget (its cost; none when unknown).
   CapacityLoad load_of(const StreamSpec& spec, const StreamPlan& plan) const;
-  // The memory a stream of `plan` needs at `width`x`height` (admit_by_request).
+  // The memory a stream of `plan` needs at `width`x`height` (memory_by_request).
   CapacityLoad memory_at(const StreamPlan& plan, int width, int height) const;
-  // admit_by_request, from the run's thread once its input opened at its real size: a load
+  // memory_by_request, from the run's thread once its input opened at its real size: a load
   // grown to it, or CapacityRejected (the run fails with it, not to be started again).
   void recheck_memory(ManagedRun& run, int width, int height);
 
@@ -251,8 +249,6 @@ struct StreamManager::Impl {
   // used beyond every stream's account (x264's and FFmpeg's own threads, which no account
   // can be charged with), split by the pixels each stream's frames carry a second. Mutex held.
   void attribute_cpu();
-  // Teaches `learned` each stream's cpu_cores once they cover a whole CPU window. Mutex held.
-  void learn_costs(Clock::time_point now);
 
   // mutex held: joins the threads of runs that ended; forgets retired ones.
   void reap();

@@ -185,22 +185,6 @@ std::optional<std::pair<int, int>> uri_frame_size(const std::string& uri) {
   return std::nullopt;
 }
 
-// The frame rate an input's URI says (testsrc://WxH@FPS, v4l2 fps=), or 0.
-double uri_frame_rate(const std::string& uri) {
-  try {
-    if (is_testsrc_uri(uri)) return parse_testsrc_uri(uri).fps.value();
-    if (is_v4l2_uri(uri)) {
-      const std::string fps = parse_v4l2_uri(uri).fps;
-      if (fps.empty()) return 0;
-      const auto slash = fps.find('/');
-      return slash == std::string::npos ? std::stod(fps) : std::stod(fps.substr(0, slash)) / std::stod(fps.substr(slash + 1));
-    }
-  } catch (const std::exception&) {
-    // Refused by check_input_limits with its reason.
-  }
-  return 0;
-}
-
 std::string first_decode_stage(const PipelineDefinition& definition) {
   if (!definition.stream_stage.empty()) return definition.stream_stage;
   for (const auto& stage : definition.stages)
@@ -245,14 +229,6 @@ StreamTemplates::Template StreamTemplates::read_template(const fs::path& file) c
   }
   t.definition = parse_pipeline(t.text, file.string(), {}, auto_backend_);
   t.decode_stage = first_decode_stage(t.definition);
-  for (const auto& stage : t.definition.stages)
-    if (const auto source = source_uri(stage)) {
-      if (const auto size = uri_frame_size(*source); size && size->first * size->second > t.width * t.height) {
-        t.width = size->first;
-        t.height = size->second;
-      }
-      t.fps = std::max(t.fps, uri_frame_rate(*source));
-    }
   return t;
 }
 
@@ -347,7 +323,6 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
         plan.width = size->first;
         plan.height = size->second;
       }
-      plan.fps = std::max(plan.fps, uri_frame_rate(uri));
     }
     for (const auto& param : path_params(stage)) {
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
@@ -357,11 +332,6 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   }
   add_plan_files(plan, spec.name);
   plan.endless = every_input_endless;
-  if (plan.width == 0) {  // the URI says no size: the template's own input's, until it opens
-    plan.width = t.width;
-    plan.height = t.height;
-  }
-  if (plan.fps == 0) plan.fps = t.fps;
   // What was checked here is opened beneath these roots when the stream starts.
   definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
   // The stream's own outputs against its own inputs, now that they are where it writes them.

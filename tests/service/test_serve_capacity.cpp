@@ -150,32 +150,6 @@ stages:
   EXPECT_GT(gauge_value(metrics, R"(framepipe_stream_cpu_cores{stream="heavy"})"), 0.05) << metrics;
 }
 
-// Safe out of the box: a template without --cost is admitted on what its streams were seen
-// to use per megapixel a second, and one never seen on a conservative guess (0.07 cores per
-// Mpx/s on the CPU: 320x240@30 is 0.16 cores), never on the process's measured CPU alone,
-// which lagged a burst of PUTs (40 NL-means streams all admitted, 62% of their frames
-// dropped). With 0.8 cores, the guess admits 4 and refuses the 5th; once a stream has run a
-// whole 10 s window its template's measure replaces the guess, and the 5th fits.
-TEST(ServeCapacity, ATemplateWithoutACostIsAdmittedOnAGuessThenOnWhatItUses) {
-  ServeProcess server("capacity-learned", {.templates = {{"light", std::string("realtime: true\n") + kNullOutputTemplate}},
-                                           .extra_args = {"--cpu-budget", "0.8"}});
-  ASSERT_TRUE(server.ready()) << server.failure();
-  const json body = {{"uri", "testsrc://320x240@30?frames=0"}};
-  for (const char* name : {"cam1", "cam2", "cam3", "cam4"}) ASSERT_EQ(put_stream(server, name, body).status, 201) << name;
-  const HttpReply guessed = put_stream(server, "cam5", body);
-  EXPECT_EQ(guessed.status, 503) << guessed.body;
-  EXPECT_EQ(guessed.json().value("resource", ""), "cpu_encode") << guessed.body;
-  json learned;
-  ASSERT_TRUE(eventually([&] {
-    learned = curl("GET", server.url("/v1/info")).json().value("learned_cores_per_mpps", json::object());
-    return learned.contains("light");
-  }, 25, std::chrono::milliseconds(250)))
-      << learned.dump() << "\n" << server.log();
-  EXPECT_LT(learned["light"].get<double>(), 0.07) << "a 320x240 smoothing costs less than the guess";
-  const HttpReply fits = put_stream(server, "cam5", body);
-  EXPECT_EQ(fits.status, 201) << fits.body << "\nlearned " << learned.dump();
-}
-
 // The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
 // and says the cap in its own words.
 // Memory is held at the size a request names, not its template's: a 64x48 template asked
@@ -185,7 +159,7 @@ TEST(ServeCapacity, ATemplateWithoutACostIsAdmittedOnAGuessThenOnWhatItUses) {
 // memory at all (the cap, from the template's own 64x48, allowed hundreds).
 TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
   ServeProcess server("capacity-memory", {.templates = {{"smooth", kNullOutputTemplate}},
-                                          .extra_args = {"--memory-budget", "1000", "--cpu-budget", "100"}});
+                                          .extra_args = {"--memory-budget", "1000"}});
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(put_stream(server, "small1", {{"uri", kEndlessCamera}}).status, 201);
   const double small = memory_used(server);
@@ -201,7 +175,7 @@ TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
   EXPECT_EQ(put_stream(server, "small2", {{"uri", kEndlessCamera}}).status, 201);
 }
 
-// A file says its size only once opened: admitted at its template's input's (64x48), it opens at
+// A file says its size only once opened: admitted at 1920x1080's estimate, it opens at
 // 4096x2160, which the budget cannot take beside two such streams, and fails with
 // "capacity: memory: ...", its place and memory given back; the two others run on. Before,
 // nothing was checked when it opened.
@@ -209,8 +183,7 @@ TEST(ServeCapacity, AnInputLargerThanItsUriSaidFailsWhenItOpens) {
   TempDir media("capacity-opened");
   std::ofstream(media / "uhd.y4m", std::ios::binary) << grey_y4m(4096, 2160, 2);
   ServeProcess server("capacity-opened", {.templates = {{"smooth", kNullOutputTemplate}},
-                                          .extra_args = {"--memory-budget", "1000", "--cpu-budget", "100",
-                                                         "--allow-root", media.path().string()}});
+                                          .extra_args = {"--memory-budget", "1000", "--allow-root", media.path().string()}});
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(put_stream(server, "big1", {{"uri", kUhdCamera}}).status, 201);
   ASSERT_EQ(put_stream(server, "big2", {{"uri", kUhdCamera}}).status, 201);
@@ -226,8 +199,13 @@ TEST(ServeCapacity, AnInputLargerThanItsUriSaidFailsWhenItOpens) {
   const std::string error = file1["last_error"].is_string() ? file1["last_error"].get<std::string>() : "";
   EXPECT_EQ(error.rfind("capacity: memory: its input opened at 4096x2160", 0), 0u) << error;
   EXPECT_TRUE(eventually([&] { return memory_used(server) == before; }, time_bound(5))) << memory_used(server);
+  // Untouched by it: each runs (a 4096x2160 frame a second takes a while to come under a
+  // sanitizer, so it may still be starting when file1 has already failed).
   for (const char* name : {"big1", "big2"})
-    EXPECT_EQ(curl("GET", server.url(std::string("/v1/streams/") + name)).json().value("state", ""), "running") << name;
+    EXPECT_TRUE(eventually([&] {
+      return curl("GET", server.url(std::string("/v1/streams/") + name)).json().value("state", "") == "running";
+    }, 20, std::chrono::milliseconds(100)))
+        << name;
 }
 
 TEST(ServeCapacity, AFullWaitingQueueIsRefusedInItsOwnWords) {
