@@ -51,7 +51,8 @@ for preset in "${presets[@]}"; do
   rm -f "build-$preset/flaky-tests.txt"
   ctest --preset "$preset" -j"$(nproc)" || rc=$?
   # Before any rerun: the skip check reads the whole run's log, which a rerun replaces.
-  "$root/tools/check-skips.sh" "build-$preset" '^a memory limit cannot be tested under a sanitizer' || skips=1
+  "$root/tools/check-skips.sh" "build-$preset" \
+    '^a memory limit cannot be tested under a sanitizer|^ThreadSanitizer runs this stage hundreds of times slower' || skips=1
   if [ $rc -ne 0 ]; then
     first=$("$root/tools/failed-tests.sh" "build-$preset" all)
     if grep -qE "$sanitizer_report" <<<"$first"; then
