@@ -20,6 +20,7 @@ void add_info_routes(HttpServer& server, ServiceContext& context) {
                  {"devices", context.devices},
                  {"capacity", info.capacity},
                  {"capacity_budget", capacity_json(info)},
+                 {"learned_cores_per_mpps", info.learned_cores_per_mpps},
                  {"streams", total},
                  {"streams_by_state", by_state},
                  {"pipelines", context.manager.pipelines()},

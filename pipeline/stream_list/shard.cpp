@@ -7,22 +7,15 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/fnv1a.hpp"
+
 namespace fp {
 
 namespace {
 
-// FNV-1a over the name's bytes, then SplitMix64's finalizer over it and the ordinal: FNV
-// alone mixes its last bytes poorly (names like cam-001, cam-002 differ only there), the
-// finalizer spreads every input bit over the whole word.
-std::uint64_t fnv1a64(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
+// FNV-1a over the name's bytes (core/fnv1a.hpp), then SplitMix64's finalizer over it and the
+// ordinal: FNV alone mixes its last bytes poorly (names like cam-001, cam-002 differ only
+// there), the finalizer spreads every input bit over the whole word.
 std::uint64_t splitmix64_finalize(std::uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;

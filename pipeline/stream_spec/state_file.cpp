@@ -60,6 +60,31 @@ SavedStream saved_stream(const nlohmann::json& entry, const fs::path& file, std:
   return saved;
 }
 
+// A learned cost: far beyond any stream's (a 1080p30 frame is 62 Mpx/s: 1000 cores per Mpx/s
+// would be 62,000 cores), so that a value past it is a hand edit gone wrong.
+constexpr double kMaxCoresPerMpps = 1000;
+constexpr std::size_t kMaxDigestChars = 64;
+
+std::map<std::string, LearnedCost> learned_costs_of(const nlohmann::json& document, const fs::path& file) {
+  std::map<std::string, LearnedCost> costs;
+  const auto found = document.find("learned_costs");
+  if (found == document.end()) return costs;  // written since serve learns costs
+  if (!found->is_object()) fail(file, "learned_costs: must be an object");
+  for (const auto& [name, entry] : found->items()) {
+    const auto where = [&](const char* key) { return fmt::format("learned_costs.{}.{}", printable_name(name), key); };
+    if (!entry.is_object()) fail(file, fmt::format("learned_costs.{}: must be an object", printable_name(name)));
+    const auto cost = entry.find("cores_per_mpps");
+    if (cost == entry.end() || !cost->is_number() || !(cost->get<double>() >= 0) ||
+        cost->get<double>() > kMaxCoresPerMpps)
+      fail(file, fmt::format("{}: must be a number from 0 to {}", where("cores_per_mpps"), kMaxCoresPerMpps));
+    const auto digest = entry.find("template");
+    if (digest == entry.end() || !digest->is_string() || digest->get_ref<const std::string&>().size() > kMaxDigestChars)
+      fail(file, fmt::format("{}: must be a string of at most {} characters", where("template"), kMaxDigestChars));
+    costs[name] = LearnedCost{.cores_per_mpps = cost->get<double>(), .template_digest = digest->get<std::string>()};
+  }
+  return costs;
+}
+
 std::vector<SavedStream> streams_of(const nlohmann::json& document, const fs::path& file) {
   if (!document.is_object() || !document.contains("streams") || !document["streams"].is_array())
     fail(file, "not a framepipe state file: expected {\"version\": 1, \"streams\": [...]}");
@@ -77,7 +102,7 @@ std::vector<SavedStream> streams_of(const nlohmann::json& document, const fs::pa
 
 }  // namespace
 
-std::vector<SavedStream> read_stream_state(const fs::path& file) {
+SavedState read_stream_state(const fs::path& file) {
   // A link is refused: the state is replaced by rename, which replaces a link and not its
   // target, so a state path that is a link would be read from one file and written to
   // another. Never blocking: a FIFO in its place would otherwise hold the start until a
@@ -104,16 +129,16 @@ std::vector<SavedStream> read_stream_state(const fs::path& file) {
     fail(file, fmt::format("not valid JSON: {}", what));
   }
   try {
-    return streams_of(document, file);
+    return SavedState{.streams = streams_of(document, file), .learned_costs = learned_costs_of(document, file)};
   } catch (const nlohmann::json::exception& e) {
     // A shape the checks of streams_of did not foresee: still named by its file.
     fail(file, e.what());
   }
 }
 
-void write_stream_state(const fs::path& file, const std::vector<SavedStream>& streams) {
+void write_stream_state(const fs::path& file, const SavedState& state) {
   OrderedJson list = OrderedJson::array();
-  for (const auto& saved : streams)
+  for (const auto& saved : state.streams)
     list.push_back({{"name", saved.spec.name},
                     {"pipeline", saved.spec.pipeline},
                     {"uri", saved.spec.uri},
@@ -121,7 +146,11 @@ void write_stream_state(const fs::path& file, const std::vector<SavedStream>& st
                     {"decode", saved.spec.decode},
                     {"source", stream_source_name(saved.spec.source)},
                     {"finished", saved.finished}});
-  const std::string text = OrderedJson{{"version", kVersion}, {"streams", list}}.dump(2) + "\n";
+  OrderedJson costs = OrderedJson::object();
+  for (const auto& [name, cost] : state.learned_costs)
+    costs[name] = {{"cores_per_mpps", cost.cores_per_mpps}, {"template", cost.template_digest}};
+  const std::string text =
+      OrderedJson{{"version", kVersion}, {"streams", list}, {"learned_costs", costs}}.dump(2) + "\n";
 
   try {
     replace_private_file(file, text);

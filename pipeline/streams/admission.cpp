@@ -20,13 +20,37 @@ std::string waiting_for_text(CapacityResource resource) {
 CapacityLoad StreamManager::Impl::load_of(const StreamSpec& spec, const StreamPlan& plan) const {
   const auto found = options.template_costs.find(spec.pipeline);
   CapacityLoad load = found == options.template_costs.end() ? CapacityLoad{} : found->second.load();
-  if (options.memory_by_request && !plan.definition.stages.empty()) {
+  if (options.admit_by_request && !plan.definition.stages.empty()) {
     // What the request names, not the template: a PUT may ask 4096x2160 of a 320x180 one.
     const CapacityLoad memory = memory_at(plan, plan.width, plan.height);
     load.host_bytes = std::max(load.host_bytes, memory.host_bytes);
     load.device_bytes = std::max(load.device_bytes, memory.device_bytes);
+    if (found == options.template_costs.end() && plan.endless) {
+      // A live stream's cores: what its template's streams were seen to use per pixel a
+      // second, or a guess for one never seen, at the pixels a second it asks for (its URI's,
+      // else its template's input's, else 1080p30). A file takes what is free as it runs
+      // unpaced, and waits behind the measured CPU as before.
+      const bool gpu = !options.devices.empty() && options.devices.front().kind == DeviceKind::Cuda;
+      const double per_mpps =
+          learned.cores_per_mpps(spec.pipeline, plan.template_digest).value_or(gpu ? kUnseenGpuCoresPerMpps : kUnseenCpuCoresPerMpps);
+      const double width = plan.width > 0 ? plan.width : 1920;
+      const double height = plan.height > 0 ? plan.height : 1080;
+      const double fps = plan.fps > 0 ? plan.fps : 30;
+      load.cpu_cores = per_mpps * width * height * fps / 1e6;
+    }
   }
   return load;
+}
+
+bool StreamManager::Impl::learn_costs(Clock::time_point now) {
+  if (!options.admit_by_request) return false;
+  for (const auto& [name, run] : streams) {
+    if (!run->started || run->ended || now - run->started_at < kCpuWindow + kSupervisorInterval) continue;
+    const double mpps = run->fps * run->opened_width.load(std::memory_order_relaxed) *
+                        run->opened_height.load(std::memory_order_relaxed) / 1e6;
+    learned.learn(run->spec.pipeline, run->plan.template_digest, run->cpu_cores, mpps);
+  }
+  return learned.worth_saving();
 }
 
 CapacityLoad StreamManager::Impl::memory_at(const StreamPlan& plan, int width, int height) const {
@@ -97,6 +121,7 @@ void StreamManager::Impl::start_waiting() {
     if (is_waiting(*run)) waiting.push_back(run);
   std::sort(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
   for (const auto& run : waiting) {
+    run->load = load_of(run->spec, run->plan);  // what was learned while it waited counts
     if (const auto refused = limiter.admit(run->load)) {
       run->waiting_for = *refused;  // and the ones behind it wait their turn
       break;

@@ -19,7 +19,7 @@ std::vector<SavedStream> StreamManager::Impl::saved_streams(const std::set<std::
 void StreamManager::Impl::persist(const std::vector<SavedStream>& saved, const std::string& change) {
   if (options.state_file.empty()) return;
   try {
-    write_stream_state(options.state_file, saved);
+    write_state_file(saved);
   } catch (const std::exception& e) {
     throw StreamRejected(500, fmt::format("{}: nothing changed ({})", change, mask_uris_in_text(e.what())));
   }
@@ -38,7 +38,21 @@ void StreamManager::Impl::write_state() {
     std::lock_guard lock(mutex);
     saved = saved_streams();
   }
-  write_stream_state(options.state_file, saved);
+  write_state_file(std::move(saved));
+}
+
+void StreamManager::Impl::write_state_file(std::vector<SavedStream> saved) {
+  SavedState state{.streams = std::move(saved), .learned_costs = learned.all()};
+  write_stream_state(options.state_file, state);
+  learned.saved(state.learned_costs);
+}
+
+void StreamManager::Impl::restore_learned(const std::map<std::string, LearnedCost>& kept) {
+  if (!templates) return;  // run learns nothing
+  std::map<std::string, LearnedCost> current;  // a template edited or gone since is forgotten
+  for (const auto& [name, cost] : kept)
+    if (cost.template_digest == templates->digest(name)) current.emplace(name, cost);
+  learned.restore(current);
 }
 
 void StreamManager::Impl::save_logged() {

@@ -68,6 +68,7 @@ bool StreamManager::Impl::supervise() {
     if (run->started && !run->ended) sample(*run, std::move(published), now);
   }
   attribute_cpu();
+  save = learn_costs(now) || save;
   supervisor_beat = Clock::now().time_since_epoch().count();
   return save;
 }
@@ -171,7 +172,9 @@ void StreamManager::restore() {
   {
     std::lock_guard change(m.save_mutex);
     if (const fs::path& file = m.options.state_file; !file.empty()) {
-      const RestorableStreams restorable = restorable_streams(read_stream_state(file), file, m.options.has_stream_list);
+      SavedState state = read_stream_state(file);
+      m.restore_learned(state.learned_costs);
+      const RestorableStreams restorable = restorable_streams(std::move(state.streams), file, m.options.has_stream_list);
       for (const auto& line : restorable.refused) spdlog::error("{}", line);
       for (const auto& line : restorable.dropped) spdlog::warn("{}", line);
       m.restore(restorable.streams);
@@ -371,6 +374,9 @@ ManagerInfo StreamManager::info() const {
   info.budget = impl_->limiter.budget();
   info.used = impl_->limiter.used();
   info.max_running = impl_->limiter.peak();
+  if (impl_->templates)  // what admits now: a template edited since is guessed again
+    for (const auto& [name, cost] : impl_->learned.all())
+      if (cost.template_digest == impl_->templates->digest(name)) info.learned_cores_per_mpps[name] = cost.cores_per_mpps;
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
   // Started and not draining. Not whether each stream is well: one dead camera (or one

@@ -54,11 +54,13 @@ struct StreamManagerOptions {
   std::map<std::string, PipelineCost> template_costs;
   CapacityBudget budget;            // unlimited by default: the cap alone
   // serve: each stream also holds the memory it is estimated to need (stream_jobs.hpp) at the
-  // size its request names (testsrc://WxH, v4l2 size; 1920x1080 when the URI does not say),
+  // size its request names (testsrc://WxH, v4l2 size; else its template's input's, else 1920x1080),
   // and once its input opens at its real size (more than that fails it, "capacity: memory",
-  // when the budget cannot take the difference). The template's own size caps the count
-  // only. run: off (its --jobs is the cap).
-  bool memory_by_request = false;
+  // when the budget cannot take the difference); and a stream of a template without a cost
+  // holds the cores its template was seen to use per megapixel a second (learned_costs.hpp;
+  // a conservative guess for one never seen) at its request's pixels a second. The
+  // template's own size caps the count only. run: off (its --jobs is the cap).
+  bool admit_by_request = false;
   std::vector<Device> devices;      // streams are spread over these
   RunOptions run;                   // per stream (queue depth, slots, drop); `stop` is the manager's own
   std::filesystem::path state_file;  // empty: the desired state is not persisted (else one of roots.own_files too)
@@ -115,6 +117,7 @@ struct ManagerInfo {
   std::map<std::string, int> streams_by_state;
   bool draining = false;
   bool ready = false;  // started, device up, not draining
+  std::map<std::string, double> learned_cores_per_mpps;  // serve: per template (learned_costs.hpp)
 };
 
 class StreamManager {

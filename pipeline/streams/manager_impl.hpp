@@ -32,6 +32,7 @@
 #include "pipeline/streams/file_index.hpp"
 #include "pipeline/streams/fresh_outputs.hpp"
 #include "pipeline/streams/jobs.hpp"
+#include "pipeline/streams/learned_costs.hpp"
 #include "pipeline/streams/limiter.hpp"
 #include "pipeline/streams/restorable_streams.hpp"
 #include "pipeline/stream_spec/state_file.hpp"
@@ -153,6 +154,7 @@ struct StreamManager::Impl {
   std::atomic<bool> serving{false};  // begin_serving(): ready from now on
   std::atomic<bool> save_pending{false};  // the supervisor's save found save_mutex busy: again next time
   CpuRateWindow cpu_rate{kCpuWindow};     // the process's cores busy (supervisor only)
+  LearnedCosts learned;                   // admit_by_request: what each template's streams were seen to use
 
   explicit Impl(StreamManagerOptions opts)
       : options(std::move(opts)),
@@ -176,9 +178,9 @@ struct StreamManager::Impl {
 
   // What a stream of this spec's template holds of the budget (its cost; none when unknown).
   CapacityLoad load_of(const StreamSpec& spec, const StreamPlan& plan) const;
-  // The memory a stream of `plan` needs at `width`x`height` (memory_by_request).
+  // The memory a stream of `plan` needs at `width`x`height` (admit_by_request).
   CapacityLoad memory_at(const StreamPlan& plan, int width, int height) const;
-  // memory_by_request, from the run's thread once its input opened at its real size: a load
+  // admit_by_request, from the run's thread once its input opened at its real size: a load
   // grown to it, or CapacityRejected (the run fails with it, not to be started again).
   void recheck_memory(ManagedRun& run, int width, int height);
 
@@ -249,6 +251,11 @@ struct StreamManager::Impl {
   // used beyond every stream's account (x264's and FFmpeg's own threads, which no account
   // can be charged with), split by the pixels each stream's frames carry a second. Mutex held.
   void attribute_cpu();
+  // Teaches `learned` each stream's cpu_cores once they cover a whole CPU window; true when
+  // that is worth writing to the state file. Mutex held.
+  bool learn_costs(Clock::time_point now);
+  // What a state file kept of the costs learned, for the templates' texts in force.
+  void restore_learned(const std::map<std::string, LearnedCost>& kept);
 
   // mutex held: joins the threads of runs that ended; forgets retired ones.
   void reap();
@@ -277,6 +284,8 @@ struct StreamManager::Impl {
 
   // save_mutex held: the desired state as it is now, on disk.
   void write_state();
+  // save_mutex held: `streams` and the costs learned now, on disk (throws what writing throws).
+  void write_state_file(std::vector<SavedStream> saved);
 
   // mutex held: `run` leaves the desired state; joined by reap(). Its files stay in use
   // until its thread has ended (a replacement opens them only then).

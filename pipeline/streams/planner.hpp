@@ -19,10 +19,14 @@ struct StreamPlan {
   std::vector<FileUse> files;        // what it reads and writes (for clashes with the other streams)
   std::vector<std::string> outputs;  // its files and URLs as shown (masked)
   bool endless = false;              // it never ends by itself (a live feed, a camera, an endless testsrc)
-  // The input's frame size as its URI says it (testsrc://WxH, v4l2://...?size=WxH); 0 when
-  // only opening it tells (a file, a network stream, a camera at its own size).
+  // The input's frame size as its URI says it (testsrc://WxH, v4l2://...?size=WxH), else as
+  // its template's own input's says it (serve); 0 when neither says (opening it tells).
   int width = 0;
   int height = 0;
+  double fps = 0;  // the rate its URI says (testsrc @FPS, v4l2 fps=); 0: not said
+  // serve: which text of its template it was planned from (a hash), so that what its
+  // template's streams were seen to cost is not taken for an edited template's.
+  std::string template_digest;
 };
 
 // Fills plan.files and plan.outputs from plan.definition as it will run (paths confined,

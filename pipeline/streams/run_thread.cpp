@@ -97,7 +97,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     options.input_opened = [&impl, &run](int width, int height) {
       run.opened_width = width;
       run.opened_height = height;
-      if (impl.options.memory_by_request) impl.recheck_memory(run, width, height);
+      if (impl.options.admit_by_request) impl.recheck_memory(run, width, height);
     };
     options.stop = &run.stop;
     options.monitor = &run.monitor;  // progress as the client asked (serve: off; run: one stream on a terminal)

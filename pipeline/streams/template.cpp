@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/fnv1a.hpp"
 #include "core/small_file.hpp"
 #include "media/output_target.hpp"
 #include "media/served_protocols.hpp"
@@ -103,10 +104,18 @@ void keep_off_own_files(const fs::path& target, const std::string& where, const 
                                               where, shown, own.what, own.real.string()));
 }
 
-// 422 for an input whose URI asks for frames larger or faster than the limits; a file's or a
-// camera's real size is checked again when it opens (RunOptions::input_limits).
-void check_input_limits(const std::string& uri, const InputLimits& limits) {
-  std::string problem;
+// The frame size and rate an input's URI says (testsrc://WxH@FPS, v4l2 size=/fps=); unsaid
+// (0) for a file, a network stream or a camera at its own size, which only opening tells.
+// Throws StreamRejected 422 for a testsrc:// URI that does not parse.
+struct UriFrames {
+  int width = 0;
+  int height = 0;
+  double fps = 0;
+  std::string fps_text;  // the rate as written, so that a refusal quotes the client
+};
+
+UriFrames uri_frames(const std::string& uri) {
+  UriFrames frames;
   if (is_testsrc_uri(uri)) {
     TestSourceParams params;
     try {
@@ -114,25 +123,35 @@ void check_input_limits(const std::string& uri, const InputLimits& limits) {
     } catch (const std::exception& e) {
       throw StreamRejected(422, mask_uris_in_text(e.what()));
     }
-    // The rate as written (after '@', before '?'), so that the refusal quotes the client.
     const std::string spec = uri.substr(0, uri.find('?'));
     const auto at = spec.find('@');
-    problem = input_size_problem(params.width, params.height, limits);
-    if (problem.empty())
-      problem = input_rate_problem(params.fps.value(), at == std::string::npos ? "30" : spec.substr(at + 1), limits);
+    frames = {.width = params.width,
+              .height = params.height,
+              .fps = params.fps.value(),
+              .fps_text = at == std::string::npos ? "30" : spec.substr(at + 1)};
   } else if (is_v4l2_uri(uri)) {
     const V4l2Uri camera = parse_v4l2_uri(uri);  // well formed: confine_input parsed it
-    int width = 0;
-    int height = 0;
-    if (parse_frame_size(camera.size, width, height)) problem = input_size_problem(width, height, limits);
-    if (problem.empty() && !camera.fps.empty()) {
+    if (int width = 0, height = 0; parse_frame_size(camera.size, width, height)) {
+      frames.width = width;
+      frames.height = height;
+    }
+    if (!camera.fps.empty()) {
       const auto slash = camera.fps.find('/');
-      const double fps = slash == std::string::npos
-                             ? std::stod(camera.fps)
-                             : std::stod(camera.fps.substr(0, slash)) / std::stod(camera.fps.substr(slash + 1));
-      problem = input_rate_problem(fps, camera.fps, limits);
+      frames.fps = slash == std::string::npos
+                       ? std::stod(camera.fps)
+                       : std::stod(camera.fps.substr(0, slash)) / std::stod(camera.fps.substr(slash + 1));
+      frames.fps_text = camera.fps;
     }
   }
+  return frames;
+}
+
+// 422 for an input whose URI asks for frames larger or faster than the limits; a file's or a
+// camera's real size is checked again when it opens (RunOptions::input_limits).
+void check_input_limits(const std::string& uri, const UriFrames& frames, const InputLimits& limits) {
+  std::string problem;
+  if (frames.width > 0) problem = input_size_problem(frames.width, frames.height, limits);
+  if (problem.empty() && !frames.fps_text.empty()) problem = input_rate_problem(frames.fps, frames.fps_text, limits);
   if (!problem.empty()) throw StreamRejected(422, fmt::format("input '{}': {}", mask_credentials(uri), problem));
 }
 
@@ -166,23 +185,6 @@ std::string confine_output(const std::string& output, const std::string& where, 
     throw StreamRejected(403, fmt::format("{}: '{}' leads outside the output root {}", where, shown, output_root.string()));
   keep_off_own_files(target, where, shown, own_files);
   return target.string();
-}
-
-// The frame size an input's URI says (testsrc://WxH, v4l2://...?size=WxH), or nullopt: a
-// file, a network stream, a camera at its own size, whose size only opening it tells.
-std::optional<std::pair<int, int>> uri_frame_size(const std::string& uri) {
-  try {
-    if (is_testsrc_uri(uri)) {
-      const TestSourceParams params = parse_testsrc_uri(uri);
-      return std::pair{params.width, params.height};
-    }
-    int width = 0;
-    int height = 0;
-    if (is_v4l2_uri(uri) && parse_frame_size(parse_v4l2_uri(uri).size, width, height)) return std::pair{width, height};
-  } catch (const std::exception&) {
-    // Refused by check_input_limits with its reason.
-  }
-  return std::nullopt;
 }
 
 std::string first_decode_stage(const PipelineDefinition& definition) {
@@ -227,8 +229,18 @@ StreamTemplates::Template StreamTemplates::read_template(const fs::path& file) c
   } catch (const SmallFileError& e) {
     throw std::runtime_error(fmt::format("{}: cannot read: {}", file.string(), e.what()));
   }
+  t.digest = fmt::format("{:016x}", fnv1a64(t.text));
   t.definition = parse_pipeline(t.text, file.string(), {}, auto_backend_);
   t.decode_stage = first_decode_stage(t.definition);
+  for (const auto& stage : t.definition.stages)
+    if (const auto source = source_uri(stage)) {
+      const UriFrames frames = uri_frames(*source);  // it loaded: a testsrc:// of it parses
+      if (frames.width * frames.height > t.width * t.height) {
+        t.width = frames.width;
+        t.height = frames.height;
+      }
+      t.fps = std::max(t.fps, frames.fps);
+    }
   return t;
 }
 
@@ -236,6 +248,11 @@ std::shared_ptr<const StreamTemplates::Template> StreamTemplates::find(const std
   std::lock_guard lock(mutex_);
   const auto found = templates_.find(name);
   return found == templates_.end() ? nullptr : found->second;
+}
+
+std::string StreamTemplates::digest(const std::string& name) const {
+  const std::shared_ptr<const Template> found = find(name);
+  return found ? found->digest : std::string();
 }
 
 TemplateReload StreamTemplates::reload() {
@@ -306,6 +323,7 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     loaded.streams.front().name = spec.name;
   }
   StreamPlan plan;
+  plan.template_digest = t.digest;
   plan.definition = stream_pipeline(loaded, 0);
   PipelineDefinition& definition = plan.definition;
   definition.streams.clear();
@@ -316,13 +334,15 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     if (const auto source = source_uri(stage)) {
       const std::string& uri = *source;
       confine_input(uri, roots_.allow_roots);
-      check_input_limits(uri, limits_);
+      const UriFrames frames = uri_frames(uri);
+      check_input_limits(uri, frames, limits_);
       every_input_endless = every_input_endless && is_endless_uri(uri);
       // The largest input's: what the stream's frames are sized by (its memory at admission).
-      if (const auto size = uri_frame_size(uri); size && size->first * size->second > plan.width * plan.height) {
-        plan.width = size->first;
-        plan.height = size->second;
+      if (frames.width * frames.height > plan.width * plan.height) {
+        plan.width = frames.width;
+        plan.height = frames.height;
       }
+      plan.fps = std::max(plan.fps, frames.fps);
     }
     for (const auto& param : path_params(stage)) {
       const std::string where = fmt::format("stage '{}' {}", stage.id, param.name);
@@ -332,6 +352,11 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   }
   add_plan_files(plan, spec.name);
   plan.endless = every_input_endless;
+  if (plan.width == 0) {  // the URI says no size: the template's own input's, until it opens
+    plan.width = t.width;
+    plan.height = t.height;
+  }
+  if (plan.fps == 0) plan.fps = t.fps;
   // What was checked here is opened beneath these roots when the stream starts.
   definition.confinement = PathConfinement{.input_roots = roots_.allow_roots, .output_root = roots_.output_root};
   // The stream's own outputs against its own inputs, now that they are where it writes them.

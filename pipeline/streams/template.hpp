@@ -66,12 +66,21 @@ class StreamTemplates final : public StreamPlanner {
   // good one in force. Safe beside plan() on other threads.
   TemplateReload reload();
 
+  // The hash of the text of `name` in force (StreamPlan::template_digest); empty: no such template.
+  std::string digest(const std::string& name) const;
+
  private:
   struct Template {
     std::filesystem::path file;
     std::string text;          // as read at start or by the last reload that took it
+    std::string digest;        // of text (StreamPlan::template_digest)
     std::string decode_stage;  // the stage the stream's input and `decode` parameters go to
     PipelineDefinition definition;
+    // Its own input's size and rate as its URI says them (0: unsaid): a stream whose URI says
+    // neither (a camera, a network stream, a file) is sized by them until it opens.
+    int width = 0;
+    int height = 0;
+    double fps = 0;
   };
   // Read and loaded with its own input; throws what the file's reading or the loader throws.
   Template read_template(const std::filesystem::path& file) const;

@@ -206,7 +206,7 @@ TEST_F(StreamManagerTest, ARetriedPutChangesNothing) {
   EXPECT_EQ(after.since, before.since);
   EXPECT_GE(after.frames, before.frames) << "the run started over";
   EXPECT_EQ(after.outputs, before.outputs);
-  EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);
+  EXPECT_EQ(read_stream_state(options_.state_file).streams.size(), 1u);
 
   // A file that fails stays failed (a live input would be started again by the manager).
   std::ofstream(dir_ / "broken.mp4") << "not a video";
@@ -273,7 +273,7 @@ TEST_F(StreamManagerTest, AStateFileThatCannotBeWrittenChangesNothing) {
   fs::create_directories(dir_ / "state");
   EXPECT_EQ(manager.put(spec("cam2")), StreamManager::PutOutcome::Created);
   EXPECT_TRUE(manager.remove("cam1"));
-  const auto saved = read_stream_state(options_.state_file);
+  const auto saved = read_stream_state(options_.state_file).streams;
   ASSERT_EQ(saved.size(), 1u);
   EXPECT_EQ(saved[0].spec.name, "cam2");
 }
@@ -349,17 +349,17 @@ TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
     live.decode = {{"reconnect.attempts", "forever"}, {"reconnect.initial_ms", "100"}, {"reconnect.max_ms", "200"}};
     manager.put(live);
     // Saved before put() returns.
-    ASSERT_EQ(read_stream_state(options_.state_file).size(), 1u);
-    EXPECT_EQ(read_stream_state(options_.state_file)[0].spec.name, "cam1");
+    ASSERT_EQ(read_stream_state(options_.state_file).streams.size(), 1u);
+    EXPECT_EQ(read_stream_state(options_.state_file).streams[0].spec.name, "cam1");
     manager.put(spec("clip", "testsrc://64x48@30?frames=10"));
     manager.put(spec("gone"));
     manager.remove("gone");
-    EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);  // and remove() too
+    EXPECT_EQ(read_stream_state(options_.state_file).streams.size(), 2u);  // and remove() too
     ASSERT_TRUE(reaches(manager, "clip", StreamState::Finished));
     // Marked finished in the file (by the supervisor, a moment later).
     ASSERT_TRUE(eventually(
         [&] {
-          const auto saved = read_stream_state(options_.state_file);
+          const auto saved = read_stream_state(options_.state_file).streams;
           return saved.size() == 2 && saved[1].finished;
         },
         5));
@@ -381,7 +381,7 @@ TEST_F(StreamManagerTest, TheStateFileIsPrivateAndANewManagerRestoresIt) {
   std::this_thread::sleep_for(300ms);
   EXPECT_EQ(fs::last_write_time(output("clip")), clip_written);
   // The credentials survive in the file (the stream needs them), and only there.
-  const auto saved = read_stream_state(options_.state_file);
+  const auto saved = read_stream_state(options_.state_file).streams;
   EXPECT_EQ(saved[0].spec.uri, "rtsp://admin:hunter2@127.0.0.1:1/live");
   EXPECT_EQ(saved[0].spec.decode.at("reconnect.attempts"), "forever");
 }
@@ -449,7 +449,7 @@ TEST_F(StreamManagerTest, RefusalsCarryTheirStatus) {
   EXPECT_EQ(rejection(manager, b, &message), 409);
   EXPECT_FALSE(manager.get("b"));
   EXPECT_EQ(manager.list().size(), 1u);
-  EXPECT_EQ(read_stream_state(options_.state_file).size(), 1u);  // refusals change nothing
+  EXPECT_EQ(read_stream_state(options_.state_file).streams.size(), 1u);  // refusals change nothing
 }
 
 // A stream's recent latency covers about the last 10 s (README), not its whole life: the
@@ -509,7 +509,7 @@ TEST_F(StreamManagerTest, DrainFinalizesEveryOutputAndRefusesMore) {
   EXPECT_GT(test::count_frames(output("cam1")), 0);
   EXPECT_GT(test::count_frames(output("cam2")), 0);
   // The desired state is kept: a restart brings both back.
-  EXPECT_EQ(read_stream_state(options_.state_file).size(), 2u);
+  EXPECT_EQ(read_stream_state(options_.state_file).streams.size(), 2u);
 }
 
 // A live stream that fails — here a camera that refuses every connection, from the first

@@ -26,8 +26,8 @@ std::string text_of(const fs::path& file) {
   return text.str();
 }
 
-std::vector<SavedStream> one_stream() {
-  return {{StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {}, .decode = {}}, false}};
+SavedState one_stream() {
+  return {.streams = {{StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {}, .decode = {}}, false}}};
 }
 
 // A link at the path the temporary file used to have (STATE.tmp) pointing at a file of
@@ -52,8 +52,8 @@ TEST(StreamStateFile, ALinkAtTheOldTemporaryPathIsNotFollowed) {
   ASSERT_EQ(::lstat(file.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode)) << "the state path names something other than a regular file";
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  ASSERT_EQ(read_stream_state(file).size(), 1u);
-  EXPECT_EQ(read_stream_state(file)[0].spec.uri, "rtsp://u:secret@h/1");
+  ASSERT_EQ(read_stream_state(file).streams.size(), 1u);
+  EXPECT_EQ(read_stream_state(file).streams[0].spec.uri, "rtsp://u:secret@h/1");
   // The planted link is left as it was (not ours to remove), and nothing else is left behind.
   EXPECT_TRUE(fs::is_symlink(file.string() + ".tmp"));
   std::size_t entries = 0;
@@ -67,7 +67,7 @@ TEST(StreamStateFile, EveryWriteLeavesOnlyTheStateFile) {
   const fs::path file = dir / "streams.json";
   write_stream_state(file, one_stream());
   write_stream_state(file, {});
-  EXPECT_TRUE(read_stream_state(file).empty());
+  EXPECT_TRUE(read_stream_state(file).streams.empty());
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
   EXPECT_EQ(names, std::vector<std::string>{"streams.json"});
@@ -123,6 +123,43 @@ TEST(StreamStateFile, AValueOfTheWrongTypeNamesTheFileAndTheKey) {
             prefix + "streams[2].name: expected a string, got a number");
   EXPECT_EQ(error_of(R"({"version": "1", "streams": []})"), prefix + "version: must be a number");
   EXPECT_EQ(error_of(R"({"version": null, "streams": []})"), prefix + "version: must be a number");
+}
+
+// What serve learned a template costs is kept beside the streams, for the template text it
+// was learned on, and read back; a file written before it (no key) has none learned. A value
+// edited by hand into something no stream costs is refused naming its key, as every other
+// key of the file is.
+TEST(StreamStateFile, LearnedCostsRoundTripAndOnesOutOfRangeAreRefused) {
+  TempDir dir("state-file-learned");
+  const fs::path file = dir / "state.json";
+  SavedState state = one_stream();
+  state.learned_costs["p"] = LearnedCost{.cores_per_mpps = 0.052, .template_digest = "9f3c0a1e77d2b845"};
+  write_stream_state(file, state);
+  const auto learned = read_stream_state(file).learned_costs;
+  ASSERT_EQ(learned.size(), 1u);
+  EXPECT_DOUBLE_EQ(learned.at("p").cores_per_mpps, 0.052);
+  EXPECT_EQ(learned.at("p").template_digest, "9f3c0a1e77d2b845");
+
+  std::ofstream(file) << R"({"version": 1, "streams": []})";
+  EXPECT_TRUE(read_stream_state(file).learned_costs.empty());
+  const std::string prefix = "state file " + file.string() + ": ";
+  for (const char* cost : {"-1", "\"0.1\"", "2000", "null"}) {
+    std::ofstream(file) << R"({"version": 1, "streams": [], "learned_costs": {"cams": {"cores_per_mpps": )" << cost
+                        << R"(, "template": "ab"}}})";
+    try {
+      read_stream_state(file);
+      ADD_FAILURE() << "a learned cost of " << cost << " was read";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), prefix + "learned_costs.cams.cores_per_mpps: must be a number from 0 to 1000");
+    }
+  }
+  std::ofstream(file) << R"({"version": 1, "streams": [], "learned_costs": {"cams": {"cores_per_mpps": 1, "template": 5}}})";
+  try {
+    read_stream_state(file);
+    ADD_FAILURE() << "a template digest that is a number was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), prefix + "learned_costs.cams.template: must be a string of at most 64 characters");
+  }
 }
 
 }  // namespace

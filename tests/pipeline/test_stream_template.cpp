@@ -336,19 +336,19 @@ TEST_F(StreamTemplateTest, ABrokenTemplateStopsTheServiceFromStarting) {
 TEST(StreamStateFile, RoundTripsPrivatelyAndRefusesBadJson) {
   TempDir dir("stream-state-file");
   const fs::path file = dir / "state.json";
-  EXPECT_TRUE(read_stream_state(file).empty());  // none yet: nothing to restore
+  EXPECT_TRUE(read_stream_state(file).streams.empty());  // none yet: nothing to restore
   const std::vector<SavedStream> saved = {
       {StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {{"a.b", "[1, 2]"}},
                   .decode = {{"reconnect", "forever"}}},
        false},
       {StreamSpec{.name = "file2", .pipeline = "p", .uri = "in.mp4", .sets = {}, .decode = {}}, true}};
   ::umask(022);  // the file must be private whatever the umask
-  write_stream_state(file, saved);
+  write_stream_state(file, {.streams = saved});
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_FALSE(fs::exists(file.string() + ".tmp"));
-  const auto back = read_stream_state(file);
+  const auto back = read_stream_state(file).streams;
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].spec.uri, "rtsp://u:secret@h/1");
   EXPECT_EQ(back[0].spec.sets.at("a.b"), "[1, 2]");

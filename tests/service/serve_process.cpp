@@ -12,6 +12,7 @@
 namespace fp::test {
 
 const char* const kSmoothTemplate = R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: smooth, type: mean_smooth, radius: 1}

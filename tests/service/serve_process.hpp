@@ -17,7 +17,9 @@
 
 namespace fp::test {
 
-// A light template: an endless or short testsrc through one CPU stage into '{stream}.mkv'.
+// A light template: an endless or short testsrc through one CPU stage into '{stream}.mkv',
+// paced at its frame rate (realtime: true) as a camera sends: unpaced, an endless testsrc
+// takes every core it can, which serve's admission counts against the other streams.
 extern const char* const kSmoothTemplate;
 
 struct ServeOptions {

@@ -50,6 +50,7 @@ HttpReply wait_until_removed(const ServeProcess& server, const std::string& name
 // The template as kSmoothTemplate, writing MP4: an MP4 plays only once finalized (its index
 // is written at the end), so a playable file is a finalized one.
 const char* const kSmoothMp4Template = R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: smooth, type: mean_smooth, radius: 1}
@@ -142,6 +143,7 @@ TEST(ServeApi, AKeptOutputTakesNoNameAStreamCouldWrite) {
 // OUTPUT_ROOT").
 TEST(ServeApi, ANullOutputIsNoFile) {
   ServeProcess server("null-output", {.templates = {{"rows", R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: hist, type: luma_histogram, output: null}

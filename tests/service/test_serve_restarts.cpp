@@ -31,6 +31,7 @@ constexpr std::chrono::milliseconds kPoll{50};
 constexpr auto kCameraBoot = 10s;
 
 constexpr const char* kCameraTemplate = R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: smooth, type: mean_smooth, radius: 1}

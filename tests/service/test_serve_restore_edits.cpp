@@ -42,6 +42,7 @@ std::string last_error(const ServeProcess& server, const std::string& name) {
 
 // A template whose stage 'smooth' was renamed 'blur'.
 const char* const kRenamedStage = R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: blur, type: mean_smooth, radius: 1}
@@ -50,6 +51,7 @@ stages:
 
 // A template whose stage 'smooth' is now another kind of stage, without a 'radius'.
 const char* const kOtherStageType = R"(device: cpu
+realtime: true
 input: testsrc://64x48@30?frames=0
 stages:
   - {id: smooth, type: thinning}

@@ -60,7 +60,7 @@ Read from_state(const json& fields) {
   test::write_text(file, json{{"version", 1}, {"streams", json::array({entry})}}.dump());
   Read read;
   try {
-    read.spec = read_stream_state(file).at(0).spec;
+    read.spec = read_stream_state(file).streams.at(0).spec;
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     const std::string where = "state file " + file.string() + ": streams[0].";

@@ -150,7 +150,7 @@ StreamManagerOptions manager_options(const ServeArguments& args, std::map<std::s
   options.template_costs = template_costs(args, templates);
   options.budget = machine_budget_for(args.cpu_budget, devices);
   if (args.memory_budget_mib > 0) options.budget.host_bytes = args.memory_budget_mib * (1 << 20);
-  options.memory_by_request = true;
+  options.admit_by_request = true;
   options.pipelines = std::move(templates);
   for (const auto& root : args.allow_roots) options.roots.allow_roots.push_back(fs::absolute(root));
   options.roots.output_root = output_root(args);
