@@ -7,7 +7,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/tools/build.sh"
 cd "$root/build"
 status=0
-ctest --output-on-failure -j"$(nproc)" "$@" || status=$?
+ctest --output-on-failure --no-tests=error -j"$(nproc)" "$@" || status=$?
 # Only the GPU may be missing: a test skipped for any other reason did not run, and fails CI.
 "$root/tools/check-skips.sh" . || status=1
 exit $status

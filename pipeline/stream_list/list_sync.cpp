@@ -59,7 +59,9 @@ void StreamListSync::poll_loop() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.poll, [this] { return stopping_ || reload_; });
+      const auto woken = [this] { return stopping_ || reload_; };
+      if (options_.poll.count() > 0) wake_.wait_for(lock, options_.poll, woken);
+      else wake_.wait(lock, woken);
       if (stopping_) return;
       reload_ = false;
     }

@@ -50,7 +50,7 @@ struct StreamListSyncOptions {
   std::filesystem::path file;
   Shard shard;
   std::string default_pipeline;  // for entries without `pipeline`
-  std::chrono::milliseconds poll{2000};
+  std::chrono::milliseconds poll{2000};  // 0: no poll, read on reload() alone
 };
 
 class StreamListSync {

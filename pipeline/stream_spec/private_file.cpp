@@ -68,18 +68,22 @@ void write_all(int fd, std::string_view text, const std::string& name) {
 }  // namespace
 
 void replace_private_file(const fs::path& file, std::string_view text) {
+  std::random_device seed;
+  std::mt19937_64 random((static_cast<std::uint64_t>(seed()) << 32) ^ seed());
+  replace_private_file(file, text, [&random] { return random_suffix(random); });
+}
+
+void replace_private_file(const fs::path& file, std::string_view text, const TemporarySuffixes& suffixes) {
   const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   const std::string base = file.filename().string();
   if (base.empty() || base == "." || base == "..") fail("not a file name");
   Descriptor dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) fail(fmt::format("cannot open its folder {}: {}", folder.string(), errno_text()));
 
-  std::random_device seed;
-  std::mt19937_64 random((static_cast<std::uint64_t>(seed()) << 32) ^ seed());
   std::string temporary;
   int fd = -1;
   for (int attempt = 0; attempt < kNameAttempts && fd < 0; ++attempt) {
-    temporary = "." + base + ".tmp-" + random_suffix(random);
+    temporary = "." + base + ".tmp-" + suffixes();
     // 0600 from the start (not chmod after): no moment where another user may read it.
     fd = ::openat(dir.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) fail(fmt::format("cannot create a temporary file in {}: {}", folder.string(), errno_text()));

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <string_view>
 
 namespace fp {
@@ -14,5 +16,10 @@ namespace fp {
 // the folder was when it was opened. Throws std::runtime_error saying which step failed
 // (without naming `file`: the caller does).
 void replace_private_file(const std::filesystem::path& file, std::string_view text);
+
+// The same with the temporary names' suffixes from `suffixes` (".NAME.tmp-SUFFIX", one a
+// try, at most 100 tries) instead of random ones: a test plants links at the names it knows.
+using TemporarySuffixes = std::function<std::string()>;
+void replace_private_file(const std::filesystem::path& file, std::string_view text, const TemporarySuffixes& suffixes);
 
 }  // namespace fp

@@ -106,7 +106,8 @@ stages:
                                          "testsrc://64x48@30?frames=0&noise=3", "--cost", "cost.json"};
   auto args = live;
   args.insert(args.end(), {"--cpu-budget", "2"});
-  auto result = run_framepipe(args, dir.path());
+  // Bounded: were the refusal gone, three endless inputs would run for ever (exit 124 here).
+  auto result = run_framepipe_with_timeout(args, dir.path(), static_cast<int>(time_bound(30)));
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("--cost cost.json: 3 of the inputs are live"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("carries 2 such streams (cpu_encode runs out first"), std::string::npos)

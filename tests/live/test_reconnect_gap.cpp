@@ -4,9 +4,13 @@
 // open_source as the decode stage reads it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "media/frame_source.hpp"
 #include "tests/live/rtsp_server.hpp"
@@ -21,8 +25,19 @@ TEST(ReconnectGap, OnlyTheFirstFrameAfterAReconnectFollowsAGap) {
   SourceOptions options;
   options.network_timeout_ms = 1000;
   options.reconnect = {.attempts = ReconnectPolicy::kForever, .initial_ms = 100, .max_ms = 500};
-  auto source = open_source(server.uri(), options);
+  // Every read is bounded: a reconnect that never comes would block a read for ever (the
+  // policy is "forever"), so at the deadline the source's stop is set and the read returns
+  // nothing, which fails the test below instead of hanging it.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(30.0));
+  std::atomic<bool> out_of_time{false};
+  options.stop = &out_of_time;
+  std::jthread watchdog([&](std::stop_token done) {
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    std::unique_lock lock(mutex);
+    if (!wake.wait_until(lock, done, deadline, [] { return false; }) && !done.stop_requested()) out_of_time = true;
+  });
+  auto source = open_source(server.uri(), options);
 
   for (int i = 0; i < 10; ++i) {
     const std::optional<Frame> frame = source->read();
@@ -38,7 +53,8 @@ TEST(ReconnectGap, OnlyTheFirstFrameAfterAReconnectFollowsAGap) {
   while (after_gap < 10) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "no frame after the reconnect was marked as following a gap";
     const std::optional<Frame> frame = source->read();
-    ASSERT_TRUE(frame) << "the stream ended instead of reconnecting";
+    ASSERT_TRUE(frame) << (out_of_time ? "no frame came after the reconnect within the bound"
+                                       : "the stream ended instead of reconnecting");
     if (frame->follows_gap) ++marked;
     if (marked > 0) ++after_gap;
     if (marked > 0 && after_gap > 1) {

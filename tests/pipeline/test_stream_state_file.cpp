@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipeline/stream_spec/private_file.hpp"
 #include "pipeline/stream_spec/state_file.hpp"
 #include "tests/e2e/cli_runner.hpp"
 
@@ -30,10 +31,13 @@ SavedState one_stream() {
   return {.streams = {{StreamSpec{.name = "cam1", .pipeline = "p", .uri = "rtsp://u:secret@h/1", .sets = {}, .decode = {}}, false}}};
 }
 
-// A link at the path the temporary file used to have (STATE.tmp) pointing at a file of
-// someone else's: that file is not truncated, chmod'ed nor filled, and the state file is a
-// regular file of its own afterwards.
-TEST(StreamStateFile, ALinkAtTheOldTemporaryPathIsNotFollowed) {
+// Links planted at the temporary names the writer tries (".streams.json.tmp-SUFFIX"; the
+// suffixes are random, here given) pointing at someone else's file: that file is not
+// truncated, chmod'ed nor filled; the writer takes the next name (EEXIST) and the state file
+// is a regular file of its own afterwards. Seen failing with O_EXCL|O_NOFOLLOW taken off the
+// open (the victim was overwritten and made 0600), and with the retry on EEXIST removed (the
+// write failed).
+TEST(StreamStateFile, LinksAtTheTemporaryNamesAreNotFollowedAndTheNextNameIsTaken) {
   TempDir dir("state-file-tmp-link");
   fs::create_directories(dir / "state");
   fs::create_directories(dir / "elsewhere");
@@ -41,24 +45,55 @@ TEST(StreamStateFile, ALinkAtTheOldTemporaryPathIsNotFollowed) {
   std::ofstream(victim) << "not yours\n";
   fs::permissions(victim, fs::perms(0644));
   const fs::path file = dir / "state" / "streams.json";
-  fs::create_symlink(victim, file.string() + ".tmp");
+  fs::create_symlink(victim, dir / "state" / ".streams.json.tmp-a");
+  fs::create_symlink(dir / "elsewhere" / "absent.txt", dir / "state" / ".streams.json.tmp-b");  // dangling
 
-  write_stream_state(file, one_stream());
+  std::vector<std::string> tried;
+  const std::string text = R"({"version": 1, "streams": []})";
+  replace_private_file(file, text, [&] {
+    tried.push_back(std::string(1, static_cast<char>('a' + tried.size())));
+    return tried.back();
+  });
 
+  EXPECT_EQ(tried, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(text_of(victim), "not yours\n");
+  EXPECT_FALSE(fs::exists(dir / "elsewhere" / "absent.txt")) << "a file was made through the dangling link";
   struct stat st {};
   ASSERT_EQ(::stat(victim.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u) << "the file behind the link was chmod'ed";
   ASSERT_EQ(::lstat(file.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode)) << "the state path names something other than a regular file";
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  ASSERT_EQ(read_stream_state(file).streams.size(), 1u);
-  EXPECT_EQ(read_stream_state(file).streams[0].spec.uri, "rtsp://u:secret@h/1");
-  // The planted link is left as it was (not ours to remove), and nothing else is left behind.
-  EXPECT_TRUE(fs::is_symlink(file.string() + ".tmp"));
+  EXPECT_EQ(text_of(file), text);
+  // The planted links are left as they were (not ours to remove), and nothing else is left.
+  EXPECT_TRUE(fs::is_symlink(dir / "state" / ".streams.json.tmp-a"));
+  EXPECT_TRUE(fs::is_symlink(dir / "state" / ".streams.json.tmp-b"));
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir / "state")) ++entries;
-  EXPECT_EQ(entries, 2u) << "a temporary file was left beside the state file";
+  EXPECT_EQ(entries, 3u) << "a temporary file was left beside the state file";
+}
+
+// Every name tried taken: the write fails saying so after a bounded number of tries (never
+// a loop without end), and the old state file is left as it was.
+TEST(StreamStateFile, EveryTemporaryNameTakenFailsAfterBoundedTries) {
+  TempDir dir("state-file-names-taken");
+  const fs::path file = dir / "streams.json";
+  write_stream_state(file, one_stream());
+  const std::string before = text_of(file);
+  std::ofstream(dir / ".streams.json.tmp-x") << "planted";
+  int tries = 0;
+  try {
+    replace_private_file(file, "{}", [&] {
+      ++tries;
+      return std::string("x");
+    });
+    ADD_FAILURE() << "written through a taken name";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("every name tried was taken"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tries, 100);
+  EXPECT_EQ(text_of(file), before);
+  EXPECT_EQ(text_of(dir / ".streams.json.tmp-x"), "planted");
 }
 
 // Written twice in a row: each write makes a temporary of its own and leaves none.

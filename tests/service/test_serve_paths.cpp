@@ -117,6 +117,13 @@ TEST(ServePaths, OutputSwappedForASymlinkAfterTheCheckWritesNothingOutside) {
   EXPECT_EQ(read_text(precious), precious_text) << "written outside the output root through the symlink; stream: "
                                                 << state << "\n" << server.log();
   EXPECT_TRUE(fs::is_symlink(server.outputs() / "cam1.mkv"));
+  // And the stream says so: failed, naming its output and why (not finished as if written).
+  const auto stream = nlohmann::json::parse(state, nullptr, false);
+  ASSERT_TRUE(stream.is_object()) << state;
+  EXPECT_EQ(stream.value("state", ""), "failed") << state;
+  const std::string error = stream.value("last_error", json()).is_string() ? stream["last_error"].get<std::string>() : "";
+  EXPECT_NE(error.find("cam1.mkv"), std::string::npos) << state;
+  EXPECT_NE(error.find("symbolic link"), std::string::npos) << state;
 }
 
 // A NUL inside an output path hung the stream manager for good (issue 43): with s1.mkv there,

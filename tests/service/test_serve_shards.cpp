@@ -499,12 +499,16 @@ TEST(ServeShards, AnEmptiedListKeepsItsStreamsAndSaysWhy) {
 }
 
 // SIGHUP is the service's reload: the list is read again now (logged), the process serves on.
+// Polling is off (--stream-list-poll 0), so the new list can only have come from the signal;
+// with the poll's 2 s, deleting the reload passed. Seen failing with stream_list->reload()
+// removed from serve's SIGHUP: the second stream never ran. And the list edited without a
+// signal stays unread (the poll really is off).
 TEST(ServeShards, SighupReadsTheListAgain) {
   TempDir dir("serve-shards-sighup");
   const fs::path list = dir / "streams.yaml";
   std::vector<ListedStream> listed = numbered_streams(1);
   write_list(list, listed);
-  Fleet fleet = start_fleet("shards-sighup", list, 1);
+  Fleet fleet = start_fleet("shards-sighup", list, 1, {"--stream-list-poll", "0"});
   ServeProcess& server = *fleet[0];
   ASSERT_TRUE(server.ready()) << server.failure();
   Streams seen;
@@ -518,6 +522,10 @@ TEST(ServeShards, SighupReadsTheListAgain) {
       << server.process().outcome();
   EXPECT_TRUE(runs_just(server, listed, seen)) << describe(seen) << "\n" << server.process().outcome();
   EXPECT_TRUE(server.process().alive()) << server.process().outcome();
+
+  write_list(list, numbered_streams(3));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the 2 s a poll would have taken
+  EXPECT_EQ(info_of(server)["stream_list"]["listed"], 2) << info_of(server).dump();
   drain(fleet);
 }
 

@@ -65,6 +65,7 @@ struct ServeArguments {
   std::string device = "auto";
   std::string deepstream_pipeline;  // "": the first pipeline file's
   std::string stream_list;        // "": streams come from the API only
+  double stream_list_poll = 2;    // seconds between reads of it; 0: at start and on SIGHUP only
   std::string shard;              // "I/N", "auto" or "": all of the list's streams
 };
 

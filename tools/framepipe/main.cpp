@@ -179,7 +179,12 @@ int main(int argc, char** argv) {
       ->type_name("NAME");
   serve_cmd->add_option("--stream-list", serve.stream_list,
                         "A YAML file of the streams to run (streams: [{name, uri, pipeline, set, decode}]), re-read "
-                        "every 2 s: only the streams that changed start or stop");
+                        "every --stream-list-poll seconds and on SIGHUP: only the streams that changed start or stop");
+  serve_cmd->add_option("--stream-list-poll", serve.stream_list_poll,
+                        "Seconds between reads of --stream-list; 0: read it at start and on SIGHUP only (a large "
+                        "list, or one a deployment changes with a reload)")
+      ->check(fp::cli::finite_in(0, 86400))
+      ->capture_default_str();
   serve_cmd->add_option("--shard", serve.shard,
                         "Run only this process's part of --stream-list: I/N (ordinal I of N processes, rendezvous "
                         "hashing of the names), or auto (I from the hostname NAME-I, N from FRAMEPIPE_REPLICAS)")

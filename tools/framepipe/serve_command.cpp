@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -185,7 +186,10 @@ std::unique_ptr<StreamListSync> start_stream_list(const ServeArguments& args, St
   if (args.stream_list.empty()) return nullptr;
   try {
     auto sync = std::make_unique<StreamListSync>(
-        manager, StreamListSyncOptions{.file = args.stream_list, .shard = shard, .default_pipeline = default_pipeline});
+        manager, StreamListSyncOptions{.file = args.stream_list,
+                                       .shard = shard,
+                                       .default_pipeline = default_pipeline,
+                                       .poll = std::chrono::milliseconds(std::llround(args.stream_list_poll * 1000))});
     const auto status = sync->status();
     fmt::print(stderr, "framepipe serve: stream list {}: {} listed, {} for shard {}\n", args.stream_list, status.listed,
                status.assigned, shard.to_string());

@@ -45,7 +45,8 @@ if (!fs.existsSync(opt.chromium)) {
 }
 
 // The attacker's page: every request a page may send to another site without asking, then
-// a CORS PUT (refused at its preflight). Each is awaited (or given time), then `done` is set.
+// a CORS PUT (refused at its preflight). The fetches are awaited here; the beacon and the form
+// POST, which a page cannot await, by the browser's own events (sentAndAnswered, below).
 function attackerPage(target, pipeline) {
   const add = JSON.stringify({ key: "sensor", value: { camera_id: "evil-add", camera_url: "testsrc://64x48@5?frames=0", change: "camera_add" } });
   const put = JSON.stringify({ pipeline, uri: "testsrc://64x48@5?frames=0" });
@@ -63,11 +64,33 @@ const settle = (p) => p.then(() => "sent", (e) => "refused: " + e.message);
   ]);
   results.push("beacon " + navigator.sendBeacon(${JSON.stringify(target + "/v1/drain")}, "{}"));
   document.getElementById("form").submit();
-  await new Promise((r) => setTimeout(r, 1500));
   window.results = results;
   window.done = true;
 })();
 </script></body></html>`;
+}
+
+// Resolves once the browser has sent a request of `type` (Playwright's resourceType: a
+// beacon is "ping", a form's POST into a frame "document") to a URL ending in `suffix` and
+// has its answer (or its failure): the requests a page cannot await. Listening starts before
+// the page loads, so none is missed; bounded by the caller's wait.
+function sentAndAnswered(page, type, suffix) {
+  return new Promise((resolve) => {
+    const seen = (request) => {
+      if (request.resourceType() !== type || !request.url().endsWith(suffix)) return;
+      page.off("requestfinished", seen);
+      page.off("requestfailed", seen);
+      resolve(`${request.method()} ${suffix} (${type})`);
+    };
+    page.on("requestfinished", seen);
+    page.on("requestfailed", seen);
+  });
+}
+
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 async function streamNames(base) {
@@ -111,9 +134,13 @@ async function main() {
       timeout: bound(30),
     });
     const page = await browser.newPage();
+    const unawaited = Promise.all([sentAndAnswered(page, "ping", "/v1/drain"),
+                                   sentAndAnswered(page, "document", "/v1/streams/evil-form")]);
     await page.goto(attackerUrl, { timeout: bound(20) });
     await page.waitForFunction(() => window.done === true, null, { timeout: bound(20) });
     say(`cross-site page sent: ${JSON.stringify(await page.evaluate(() => window.results))}`);
+    // The beacon and the form reached the service and were answered before it is asked.
+    say(`and answered: ${JSON.stringify(await within(unawaited, bound(20), "the beacon and the form POST answered"))}`);
     await checkNothingChanged(server.url, ["evil-add", "evil-cors", "evil-form"], "a page of another origin", problems);
 
     if (!problems.length) {
