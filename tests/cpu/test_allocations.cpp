@@ -82,6 +82,15 @@ TEST(CpuAllocations, OpsAllocateNothingOnceWarm) {
   EXPECT_EQ(op_allocations(*make_mean_smooth_op(2), 1), 0) << "mean_smooth";
   EXPECT_EQ(op_allocations(*make_mean_smooth_op(2000), 1), 0) << "mean_smooth, 64-bit sums";
   EXPECT_EQ(op_allocations(*make_nlmeans_op(nlmeans_params), 1), 0) << "nlmeans";
+  // temporal_nlmeans keeps its previous frames: warm once it holds all it keeps (3 calls
+  // before the count, `frames` 2), in each of its modes.
+  for (const bool motion : {true, false})
+    for (const bool recursive : {false, true}) {
+      const ops::TemporalNlmeansParams temporal{
+          .spatial = nlmeans_params, .frames = 2, .temporal_search = 5, .motion = motion, .recursive = recursive};
+      EXPECT_EQ(op_allocations(*make_temporal_nlmeans_op(temporal), 1), 0)
+          << "temporal_nlmeans, motion " << motion << ", recursive " << recursive;
+    }
   EXPECT_EQ(op_allocations(*make_thinning_op(std::nullopt, shape), 1), 0) << "thinning, Otsu";
   EXPECT_EQ(op_allocations(*make_thinning_op(100, shape), 1), 0) << "thinning, fixed threshold";
   for (const auto rule : {ops::FusionRule::Average, ops::FusionRule::MaxAbs, ops::FusionRule::MaxEnergy})
