@@ -21,7 +21,8 @@ start=$(date +%s)
 cmake -S "$root" -B "$build" -DFRAMEPIPE_FUZZ=ON -DFRAMEPIPE_CUDA=OFF -DFRAMEPIPE_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 >/dev/null
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
-echo "fuzz: built in $(($(date +%s) - start)) s"
+built=$(date +%s)
+echo "fuzz: built in $((built - start)) s"
 
 # Readable stacks in reports; halt on the first UB (also compiled in: -fno-sanitize-recover).
 symbolizer=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
@@ -103,6 +104,7 @@ for t in "${targets[@]}"; do
     "${fuzz_result[$t]}"
 done
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $(($(date +%s) - start)) s in all (build included)"
+echo "build $((built - start)) tests $(($(date +%s) - built))" >"$build/ci-times"  # .ci/run's summary
 if [ "$failed" -ne 0 ]; then
   find "$build/fuzz-artifacts" -type f -newer "$stamp" 2>/dev/null | sed 's/^/fuzz: found /'
   echo "fuzz: FAILED — reproduce with build-fuzz/bin/fuzz_TARGET FILE; see tests/fuzz/README.md"

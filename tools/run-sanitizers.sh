@@ -69,6 +69,7 @@ for preset in "${presets[@]}"; do
   fi
   [ $skips -eq 0 ] || rc=1
   echo "sanitizers: $preset: build $((built - start)) s, tests $(($(date +%s) - built)) s, ctest exit $rc"
+  echo "build $((built - start)) tests $(($(date +%s) - built))" >"build-$preset/ci-times"
   [ $rc -eq 0 ] || status=1
 done
 exit $status
