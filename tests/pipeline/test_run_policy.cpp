@@ -112,7 +112,7 @@ TEST_F(RunPolicyTest, TheFirstFailureStopsTheOthersAndTheWaitingNeverStart) {
                                    "  - {id: out, type: encode, output: 'OUT/{stream}.mkv'}\n",
                                    2, /*fail_fast=*/true);
   put_all(*manager);
-  ASSERT_TRUE(eventually([&] { manager->look(); return manager->settled(); }, time_bound(20)));
+  ASSERT_TRUE(eventually([&] { manager->look(); return manager->settled(); }, 20));
   EXPECT_EQ(state_of(*manager, "broken"), StreamState::Failed);
   EXPECT_EQ(state_of(*manager, "later"), StreamState::Waiting) << "a waiting stream started after the failure";
   const auto live = manager->get("live");

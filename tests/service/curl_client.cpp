@@ -1,4 +1,6 @@
 #include "tests/service/curl_client.hpp"
+
+#include "tests/time_bound.hpp"
 #include "tests/text_files.hpp"
 
 #include <sys/wait.h>
@@ -55,7 +57,7 @@ HttpReply curl_with_body(const std::string& method, const std::string& url, cons
   const auto headers_file = base.string() + ".hdr";
   const auto out_file = base.string() + ".out";
   std::string command = "curl -sS -o " + quoted(out_file) + " -D " + quoted(headers_file) +
-                        " -w '%{http_code}' --max-time " + std::to_string(seconds) + " -X " + quoted(method);
+                        " -w '%{http_code}' --max-time " + std::to_string(time_bound(seconds)) + " -X " + quoted(method);
   // A POST without a body goes as `curl -X POST URL` sends it: no Content-Length at all.
   if (!body.empty() || method == "PUT") {
     std::ofstream(body_file, std::ios::binary) << body;

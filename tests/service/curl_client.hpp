@@ -20,7 +20,8 @@ struct HttpReply {
   std::optional<std::string> header(const std::string& name) const;
 };
 
-// curl -sS [args...] URL, bounded by --max-time `seconds`.
+// curl -sS [args...] URL, bounded by --max-time time_bound(`seconds`) (a sanitizer build
+// answers several times slower: tests/time_bound.hpp).
 HttpReply curl(const std::string& method, const std::string& url, const std::vector<std::string>& args = {},
                double seconds = 10);
 // The same with a JSON (or any) body.

@@ -248,7 +248,7 @@ void expect_flood_holds(int port, const TrickleFlood& flood, const std::string& 
 int probes_answered(const std::string& url, const std::string& from, int probes, std::string& failures) {
   int answered = 0;
   for (int i = 0; i < probes; ++i) {
-    const auto reply = curl("GET", url, {"--interface", from}, time_bound(5));
+    const auto reply = curl("GET", url, {"--interface", from}, 5);
     if (reply.status == 200) ++answered;
     else failures += std::to_string(reply.status) + " " + reply.curl_error + "; ";
   }
@@ -280,7 +280,7 @@ TEST(ServeBoundary, ProbesStayAnswerableUnderASlowFloodFromSeveralAddresses) {
   EXPECT_EQ(probes_answered(server.url("/livez"), "127.0.0.5", 20, failures), 20)
       << failures;
   // The API too: a request that has arrived whole gets a worker, whatever the slow ones do.
-  EXPECT_EQ(curl("GET", server.url("/v1/info"), {}, time_bound(5)).status, 200);
+  EXPECT_EQ(curl("GET", server.url("/v1/info"), {}, 5).status, 200);
 }
 
 // One address holds 16 connections at once, counted from the moment they are accepted: the
@@ -324,9 +324,9 @@ TEST(ServeBoundary, ProbeListenerAnswersWhateverTheApiClientsDo) {
   expect_flood_holds(server.port(), flood, "127.0.0.1", 16);
   std::string failures;
   EXPECT_EQ(probes_answered(probes + "/livez", "127.0.0.1", 20, failures), 20) << failures;
-  EXPECT_EQ(curl("GET", probes + "/readyz", {}, time_bound(5)).status, 200);
+  EXPECT_EQ(curl("GET", probes + "/readyz", {}, 5).status, 200);
   // Only the probes: the API is not reachable there.
-  EXPECT_EQ(curl("GET", probes + "/v1/streams", {}, time_bound(5)).status, 404);
+  EXPECT_EQ(curl("GET", probes + "/v1/streams", {}, 5).status, 404);
 }
 
 TEST(ServeBoundary, AWebPageCannotDriveItWithoutAToken) {

@@ -105,7 +105,7 @@ stages:
   std::vector<std::string> failed_probes;
   json stream;
   while (SteadyClock::now() < deadline && server.process().alive()) {
-    const auto probe = curl("GET", server.url("/livez"), {}, time_bound(5));
+    const auto probe = curl("GET", server.url("/livez"), {}, 5);
     ++probes;
     if (probe.status != 200) failed_probes.push_back(std::to_string(probe.status) + " " + probe.body);
     stream = curl("GET", server.url("/v1/streams/slow")).json();
@@ -271,7 +271,7 @@ TEST(ServeLifecycle, TemplatesAreReadAtStartAndOnSighupAlone) {
     return curl_with_body("PUT", server.url("/v1/streams/" + name), kEndlessBody);
   };
   const auto writes = [&](const std::string& output) {
-    return eventually([&] { return std::filesystem::exists(server.outputs() / output); }, time_bound(10));
+    return eventually([&] { return std::filesystem::exists(server.outputs() / output); }, 10);
   };
   ASSERT_EQ(put("cam1").status, 201);
   ASSERT_TRUE(writes("cam1.mkv")) << server.log();

@@ -111,8 +111,8 @@ TEST(ServeRestore, LivezAnswersWhileTheStreamsAreRestoredAndReadyzOnceTheyAre) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_bound(60));
   while (server.log().find("framepipe serve: ready:") == std::string::npos && server.process().alive() &&
          std::chrono::steady_clock::now() < deadline) {
-    const int live = curl("GET", server.url("/livez"), {}, time_bound(5)).status;
-    const int ready = curl("GET", server.url("/readyz"), {}, time_bound(5)).status;
+    const int live = curl("GET", server.url("/livez"), {}, 5).status;
+    const int ready = curl("GET", server.url("/readyz"), {}, 5).status;
     const auto put = curl_with_body("PUT", server.url("/v1/streams/late"), json{{"uri", kUri}}.dump());
     if (server.log().find("framepipe serve: ready:") != std::string::npos) break;  // the answers may be after it
     EXPECT_EQ(live, 200) << "/livez while restoring";
@@ -151,7 +151,7 @@ TEST(ServeRestore, AnEntryWithAControlCharacterIsRestoredFailed) {
   EXPECT_EQ(streams.at("cam3").value("state", ""), "failed") << streams.at("cam3").dump();
   EXPECT_NE(streams.at("cam3").dump().find("control character"), std::string::npos) << streams.at("cam3").dump();
   EXPECT_TRUE(eventually([&] { return running(server, "cam2"); }, 20)) << server.log();
-  EXPECT_EQ(curl("GET", server.url("/livez"), {}, time_bound(5)).status, 200);
+  EXPECT_EQ(curl("GET", server.url("/livez"), {}, 5).status, 200);
 }
 
 }  // namespace

@@ -135,7 +135,7 @@ TEST(ServeSystemd, ReadyThenAWatchdogThatFollowsTheSupervisor) {
   ASSERT_EQ(waitpid(supervisor, &status, __WALL), supervisor) << std::strerror(errno);
   ASSERT_TRUE(WIFSTOPPED(status));
   const bool livez_failed =
-      eventually([&] { return curl("GET", server.url("/livez"), {}, time_bound(5)).status == 503; }, time_bound(10),
+      eventually([&] { return curl("GET", server.url("/livez"), {}, 5).status == 503; }, 10,
                  std::chrono::milliseconds(200));
   notify.receive_for(0.6);  // a ping sent just before /livez's answer, still in the socket
   const auto while_stopped = notify.receive_for(3);
