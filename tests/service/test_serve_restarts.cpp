@@ -144,6 +144,29 @@ TEST(ServeStreamsRestarted, AfterARestartWithStateTheCameraRunsOnceItComesUp) {
   EXPECT_GE(stream(after, "gate").value("restarts", 0), 1);
 }
 
+// A camera that failed waits to be started again (reconnecting, next_restart set): a PUT of
+// the same spec then is no change (200, not 201) and leaves the wait as it was, neither
+// starting it at once nor putting its next start off; only a failed stream is started again
+// by asking for it again (README).
+TEST(ServeStreamsRestarted, TheSameSpecPutWhileAStreamWaitsToRestartChangesNothing) {
+  ServeProcess server("restart-same-put", camera_options({"--restart-wait", "30"}));
+  ASSERT_SERVING(server);
+  int status = 0;
+  const std::string uri = "rtsp://127.0.0.1:1/live";
+  ASSERT_EQ((put_camera(server, "gate", uri, &status), status), 201);
+  json waiting;
+  ASSERT_TRUE(eventually([&] {
+    waiting = stream(server, "gate");
+    return waiting.value("next_restart", json()).is_string();
+  }, 20)) << waiting.dump() << "\n" << server.log();
+  const std::string body = put_camera(server, "gate", uri, &status);
+  EXPECT_EQ(status, 200) << body;
+  const json after = stream(server, "gate");
+  EXPECT_EQ(after.value("state", ""), "reconnecting") << after.dump();
+  EXPECT_EQ(after.value("restarts", -1), waiting.value("restarts", -2)) << after.dump();
+  EXPECT_EQ(after.value("next_restart", json()), waiting["next_restart"]) << after.dump();
+}
+
 // The test knob: --restart-wait 0.2 --restart-wait-max 0.4. The waits grow from the first to
 // the longest, as the log says each one ("starting it again in 0.2 s (restart 1)"): the log
 // holds every wait, where polling the API (a curl a sample, tens of ms on a loaded box) could

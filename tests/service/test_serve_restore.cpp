@@ -90,6 +90,36 @@ TEST(ServeRestore, ListStreamsWithoutAStreamListAreDropped) {
   EXPECT_TRUE(eventually([&] { return running(server, "door"); }, 20)) << server.log();
 }
 
+// The state file is written before a change is made: with its folder gone, a PUT and a
+// DELETE answer 500 saying nothing changed (naming the file), and nothing did: the new
+// stream does not exist, the old one runs on, and the file kept elsewhere still lists just
+// it. Once the folder is back, the same PUT is taken.
+TEST(ServeRestore, AStateFileThatCannotBeWrittenAnswers500AndChangesNothing) {
+  TempDir state_dir("state-unwritable");
+  fs::create_directories(state_dir / "state");
+  const fs::path state = state_dir / "state" / "streams.json";
+  ServeProcess server("state-unwritable", {.extra_args = {"--state", state.string()}});
+  ASSERT_SERVING(server);
+  ASSERT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam1"), json{{"uri", kUri}}.dump()).status, 201);
+  fs::rename(state_dir / "state", state_dir / "moved");
+
+  const auto put = curl_with_body("PUT", server.url("/v1/streams/cam2"), json{{"uri", kUri}}.dump());
+  EXPECT_EQ(put.status, 500) << put.body;
+  EXPECT_NE(put.body.find("nothing changed"), std::string::npos) << put.body;
+  EXPECT_NE(put.body.find("streams.json"), std::string::npos) << put.body;
+  EXPECT_EQ(curl("GET", server.url("/v1/streams/cam2")).status, 404);
+  const auto removal = curl("DELETE", server.url("/v1/streams/cam1"));
+  EXPECT_EQ(removal.status, 500) << removal.body;
+  EXPECT_TRUE(eventually([&] { return running(server, "cam1"); }, 10)) << "cam1 stopped though the file still holds it";
+  std::ifstream kept(state_dir / "moved" / "streams.json");
+  const json saved = json::parse(kept);
+  ASSERT_EQ(saved["streams"].size(), 1u) << saved.dump();
+  EXPECT_EQ(saved["streams"][0]["name"], "cam1");
+
+  fs::rename(state_dir / "moved", state_dir / "state");
+  EXPECT_EQ(curl_with_body("PUT", server.url("/v1/streams/cam2"), json{{"uri", kUri}}.dump()).status, 201);
+}
+
 // Start-up does not wait for the streams: the listener comes first, /livez answers from then
 // on (the startup probe), /readyz says 503 and a change is refused 503 "starting" until the
 // state file's streams are back, and then every one of them is. 2,000 streams: restoring
