@@ -24,6 +24,15 @@ namespace {
 // A file in memory has no folder around it: other files it names are not opened.
 int refuse_io_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
 
+// The demuxers a confined file may be read by: containers of one file's own streams. Not
+// those that open other inputs by the names inside: concat (an ffconcat list opens its files
+// with FFmpeg's own I/O, not through io_open: a `file 'link.y4m'` whose link led out of the
+// allowed root was read whole), hls, dash, sdp (RTP from the network), and every other not
+// listed. av_match_list matches any of a demuxer's names ("mov,mp4,m4a,...": mov).
+constexpr const char* kConfinedFileFormats =
+    "mov,matroska,mpegts,mpegtsraw,mpeg,mpegvideo,m4v,h264,hevc,h263,avi,flv,ivf,obu,av1,yuv4mpegpipe,rawvideo,"
+    "mjpeg,image2,png_pipe,jpeg_pipe,bmp_pipe,webp_pipe,gif,apng,asf,nut,ogg,mxf,dv,vc1,vc1test,dirac";
+
 // A missing camera says so, instead of FFmpeg's "No such file or directory" on a path the
 // user may never have typed (v4l2:///dev/video0 is the default of several examples).
 void check_camera_device(const std::string& uri, const std::string& device) {
@@ -138,11 +147,20 @@ OpenedInput open_input(const std::string& full_uri, const AVIOInterruptCB& inter
   if (opened.file_io) {
     raw->pb = opened.file_io->context();  // custom I/O: avformat_close_input leaves it to us
     raw->io_open = &refuse_io_open;       // names in the file (HLS, concat, drefs) were never checked
+    raw->format_whitelist = av_strdup(kConfinedFileFormats);  // freed with the context
+    if (raw->format_whitelist == nullptr) {
+      avformat_free_context(raw);
+      fail(uri, "cannot open", AVERROR(ENOMEM));
+    }
   }
   // On failure avformat_open_input frees the context itself and nulls the pointer.
   const int ret = with_dictionary(
       options, [&](AVDictionary** dict) { return avformat_open_input(&raw, url.c_str(), format, dict); });
   if (ret < 0) {
+    // The one EINVAL of an open through our own I/O: a demuxer not on the list above.
+    if (opened.file_io && ret == AVERROR(EINVAL))
+      fail(uri, "cannot open: not a video file this service reads (a list of other files, such as ffconcat, HLS "
+                "or SDP, is refused: it would open them by the names inside, beyond the allowed roots)", ret);
     if (format != nullptr && ret == AVERROR(EBUSY)) fail(uri, "the camera is busy: another program has it open", ret);
     if (format != nullptr && (ret == AVERROR(ENOTTY) || ret == AVERROR(EINVAL)))
       fail(uri, "cannot open: not a V4L2 capture device, or it cannot capture in the size, fps or format asked for", ret);

@@ -78,6 +78,36 @@ TEST(ServePaths, AFileUnderAnAllowedRootIsReadAndWrittenWhole) {
   EXPECT_EQ(count_frames(server.outputs() / "cam1.mkv"), 5) << server.log();
 }
 
+// A list of other files under an allowed root is refused when the stream opens it: an
+// ffconcat list naming a link (under the root) that leads out of it, and an HLS playlist
+// naming a file outside. Before, the ffconcat list was read whole (its demuxer opens its
+// files with FFmpeg's own I/O, past the confined one) and the outside file's 5 frames were
+// written out; seen so with the demuxer list (ffmpeg_input.cpp kConfinedFileFormats) removed.
+TEST(ServePaths, AListOfOtherFilesUnderAnAllowedRootIsRefused) {
+  TempDir media("serve-paths-lists");
+  TempDir elsewhere("serve-paths-lists-outside");
+  std::ofstream(elsewhere / "secret.y4m", std::ios::binary) << y4m_video(5);
+  fs::create_symlink(elsewhere / "secret.y4m", media / "link.y4m");
+  std::ofstream(media / "list.ffconcat") << "ffconcat version 1.0\nfile 'link.y4m'\n";
+  std::ofstream(media / "list.m3u8") << "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n"
+                                      << (elsewhere / "secret.y4m").string() << "\n#EXT-X-ENDLIST\n";
+  ServeProcess server("lists", {.extra_args = {"--allow-root", media.path().string()}});
+  ASSERT_SERVING(server);
+  for (const char* name : {"concat", "hls"}) {
+    const std::string list = std::string(name) == "concat" ? "list.ffconcat" : "list.m3u8";
+    const HttpReply reply = put_stream(server, name, {{"uri", (media / list).string()}});
+    ASSERT_EQ(reply.status, 201) << reply.body;
+    const json stream = json::parse(wait_until_over(server, name), nullptr, false);
+    ASSERT_TRUE(stream.is_object()) << server.log();
+    EXPECT_EQ(stream.value("state", ""), "failed") << stream.dump();
+    EXPECT_EQ(stream.value("frames", -1), 0) << stream.dump();
+    const std::string error = stream.value("last_error", json()).is_string() ? stream["last_error"].get<std::string>() : "";
+    EXPECT_NE(error.find("a list of other files"), std::string::npos) << stream.dump();
+    const fs::path output = server.outputs() / (std::string(name) + ".mkv");
+    EXPECT_TRUE(!fs::exists(output) || fs::file_size(output) < 1000) << "frames were written: " << output;
+  }
+}
+
 // A stream whose input is a FIFO waits in its open until the test writes the video; in that
 // time its output's name is replaced by a symlink to a file outside the output root. Before
 // the fix the sink followed it and wrote a Matroska header into that file.
