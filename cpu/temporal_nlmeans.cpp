@@ -148,16 +148,27 @@ inline float exp2_below_zero(float u) {
   return exp2_fraction(u - (shifted - kExp2Shift)) * scale;
 }
 
-struct FastScratch {
-  std::vector<std::int32_t> current;   // the block and its patch margin, (bw + 2K) x (bh + 2K)
-  std::vector<std::int32_t> window;    // a previous frame's window, (bw + 2K + 2T) x (bh + 2K + 2T)
-  std::vector<std::int32_t> squares;   // one offset's squared differences over the block and margin
-  std::vector<std::int32_t> columns;   // their sums down 2K+1 rows: bh x (bw + 2K)
-  std::vector<float> values;           // the window's pixels as floats
-  std::vector<std::int32_t> ssd;       // one output row's patch SSDs
-  std::vector<float> num;              // bw x bh
-  std::vector<float> den;
-};
+using FastScratch = TemporalBlockScratch;
+
+// Every worker's block buffers at their largest (a whole block, radii k and t), so that no
+// block of any later call grows them: resize and assign within capacity do not allocate.
+void reserve_block_scratch(TemporalNlmeansScratch& scratch, int k, int t) {
+  const auto workers = static_cast<std::size_t>(worker_count());
+  if (scratch.workers.size() < workers) scratch.workers.resize(workers);
+  const auto block = static_cast<std::size_t>(ops::kMotionBlock);
+  const std::size_t cw = block + 2 * static_cast<std::size_t>(k);
+  const std::size_t ww = cw + 2 * static_cast<std::size_t>(t);
+  for (FastScratch& f : scratch.workers) {
+    f.current.reserve(cw * cw);
+    f.window.reserve(ww * ww);
+    f.values.reserve(ww * ww);
+    f.squares.reserve(cw * cw);
+    f.columns.reserve(cw * block);
+    f.ssd.reserve(block);
+    f.num.reserve(block * block);
+    f.den.reserve(block * block);
+  }
+}
 
 // image(x0 + i, y0 + j), extended by reflect-101, into `out` (w x h).
 void extend_into(ConstImageU8 image, int x0, int y0, int w, int h, std::vector<std::int32_t>& out) {
@@ -263,8 +274,9 @@ void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> p
   const float scale = static_cast<float>(std::max(-1.4426950408889634 / (patch_area * params.spatial.h * params.spatial.h),
                                                   -static_cast<double>(std::numeric_limits<float>::max())));
   const int blocks_x = ops::motion_blocks(current.width);
-  parallel_rows(ops::motion_blocks(current.height), [&](int begin, int end) {
-    thread_local FastScratch f;
+  reserve_block_scratch(scratch, k, t);
+  parallel_rows_on_workers(ops::motion_blocks(current.height), [&](int worker, int begin, int end) {
+    FastScratch& f = scratch.workers[static_cast<std::size_t>(worker)];
     for (int by = begin; by < end; ++by)
       for (int bx = 0; bx < blocks_x; ++bx) {
         const int x0 = bx * ops::kMotionBlock;

@@ -12,6 +12,7 @@
 // Blocks are spread over all cores.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -34,12 +35,29 @@ struct TemporalReference {
 void temporal_nlmeans_unrounded(ConstImageU8 current, std::span<const TemporalReference> previous,
                                 const ops::TemporalNlmeansParams& params, ImageF32 dst);
 
+// One worker's buffers for the previous frames' windows of a 16x16 block (the fast
+// evaluation; sizes in temporal_nlmeans.cpp).
+struct TemporalBlockScratch {
+  std::vector<std::int32_t> current;   // the block and its patch margin, (bw + 2K) x (bh + 2K)
+  std::vector<std::int32_t> window;    // a previous frame's window, (bw + 2K + 2T) x (bh + 2K + 2T)
+  std::vector<std::int32_t> squares;   // one offset's squared differences over the block and margin
+  std::vector<std::int32_t> columns;   // their sums down 2K+1 rows: bh x (bw + 2K)
+  std::vector<float> values;           // the window's pixels as floats
+  std::vector<std::int32_t> ssd;       // one output row's patch SSDs
+  std::vector<float> num;              // bw x bh
+  std::vector<float> den;
+};
+
 // What the fast evaluation keeps from one call to the next (the current frame's window sums,
-// nlmeans' buffers), so that once sized no call allocates them again.
+// nlmeans' buffers, every worker's block buffers, all sized by the first call in the calling
+// thread), so that no later call allocates: a worker's own buffers made the first time it
+// ran a block came frames later on a machine of many cores (16: 20 allocations in 3 frames
+// "once warm").
 struct TemporalNlmeansScratch {
   std::vector<float> num;
   std::vector<float> den;
   NlmeansScratch spatial;
+  std::vector<TemporalBlockScratch> workers;  // one per pool worker (cpu/parallel.hpp worker_count)
 };
 
 // The same rounded half up and clamped to 0..255, evaluated fast in float (nlmeans' vectorized

@@ -2,6 +2,8 @@
 // and the restarts of a live stream that failed.
 #include "pipeline/streams/manager_impl.hpp"
 
+#include "core/freed_memory.hpp"
+
 namespace fp {
 
 namespace fs = std::filesystem;
@@ -115,6 +117,9 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     // end by itself, and its report says so ("stopped (another stream failed)", not "ok").
     run.result.interrupted = true;
   }
+  // Its graph, frames and encoders are freed by now: their pages go back before its place is
+  // given to the next stream (core/freed_memory.hpp), not kept in this thread's arena.
+  give_freed_memory_back();
   std::lock_guard lock(impl.mutex);
   run.ended_at = Clock::now();
   const bool keeps_place = impl.restartable(run);

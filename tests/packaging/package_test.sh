@@ -12,13 +12,14 @@
 #     pipeline runs into a temporary folder;
 #   - the unit's ExecStart, with /etc/default/framepipe's options as systemd expands them (its
 #     --listen moved to a free loopback port), starts serve, which answers /livez and runs a
-#     stream put over the API; SIGTERM drains it to exit 0, the stream's output finalized in
-#     the state directory;
+#     stream put over the API; the unit's ExecReload (systemctl reload: SIGHUP to $MAINPID)
+#     makes it read its stream list again and serve on; SIGTERM drains it to exit 0, the
+#     stream's output finalized in the state directory;
 #   - systemd-analyze verify passes on the installed unit, and systemd-analyze security
 #     --offline=true rates its exposure at most FRAMEPIPE_MAX_EXPOSURE (2.5: "OK");
 #   - dpkg -r keeps the configuration and state, dpkg -P leaves none of the package's files.
-# Not tested here: systemd running the unit (no init in a chroot): systemctl enable, reload,
-# the sandbox's effect, a GPU.
+# Not tested here: systemd running the unit (no init in a chroot): systemctl enable, systemd
+# itself sending the reload, the sandbox's effect, a GPU.
 # Needs root (or sudo without a password), mmdebstrap, lintian and dpkg-dev; without them it
 # exits 77 (a skip), which CI refuses (tools/check-skips.sh); past those checks a 77 is a failure.
 set -euo pipefail
@@ -114,6 +115,14 @@ if [ "${1:-}" = --inside ]; then
   # To serve itself, once: timeout would pass a signal on twice (to serve, then to its whole
   # group), and a second signal ends serve at once.
   pid=$(pgrep -P "$serve" -x framepipe) || fail "no framepipe process under timeout ($serve)"
+  echo "== the unit's ExecReload (systemctl reload), \$MAINPID as systemd gives it"
+  exec_reload=$(sed -n 's/^ExecReload=//p' "$unit")
+  [ -n "$exec_reload" ] || fail "the unit has no ExecReload"
+  eval "${exec_reload//\$MAINPID/$pid}" || fail "ExecReload failed: $exec_reload"
+  for _ in $(seq 50); do grep -q "framepipe serve: SIGHUP: " "$log" && break; sleep 0.2; done
+  grep -q "framepipe serve: SIGHUP: reading the stream list .* again" "$log" ||
+    fail "ExecReload did not make serve read its stream list again: $(tail -n 5 "$log")"
+  kill -0 "$pid" 2>/dev/null || fail "serve ended on ExecReload: $(tail -n 5 "$log")"
   kill -TERM "$pid"
   rc=0
   wait "$serve" || rc=$?

@@ -4,6 +4,7 @@
 // depends on how fast this (sanitized, 2-core) machine runs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,31 @@ const std::string kUhdCamera = "testsrc://4096x2160@1?frames=0";  // one frame a
 double memory_used(const ServeProcess& server) {
   return curl("GET", server.url("/v1/info")).json()["capacity_budget"]["used"].value("memory", -1.0);
 }
+
+constexpr double kMiB = 1 << 20;
+
+// What a 64x48 stream and a 4096x2160 one of kNullOutputTemplate hold of the memory budget on
+// this machine, as a serve without a memory budget says it: the estimate grows with the cores
+// (the decoder's frame threads, jobs.cpp), ~383 MiB a big one on 2 cores and ~558 on 16, so a
+// fixed budget that takes two on one machine took one on the other (the H200's 16 cores).
+struct StreamMemory {
+  double small = 0;
+  double big = 0;
+};
+StreamMemory stream_memory() {
+  ServeProcess probe("capacity-memory-probe",
+                     {.templates = {{"smooth", kNullOutputTemplate}}, .extra_args = {"--cpu-budget", "100"}});
+  EXPECT_TRUE(probe.ready()) << probe.failure();
+  StreamMemory memory;
+  EXPECT_EQ(put_stream(probe, "small", {{"uri", kEndlessCamera}}).status, 201);
+  memory.small = memory_used(probe);
+  EXPECT_EQ(put_stream(probe, "big", {{"uri", kUhdCamera}}).status, 201);
+  memory.big = memory_used(probe) - memory.small;
+  return memory;
+}
+
+// Whole MiB, as --memory-budget takes it: two big streams and a small one fit, a third big one not.
+long budget_for_two_big(const StreamMemory& memory) { return std::lround((memory.small + 2.5 * memory.big) / kMiB); }
 
 
 // Recorded on a 2-core machine: a 640x360 camera-like stream denoised on the CPU and
@@ -209,25 +235,27 @@ TEST(ServeCapacity, ATemplateWithoutACostIsAdmittedOnAGuessThenOnWhatItUses) {
 // The queue of waiting streams is capped too (--max-waiting): that refusal is no resource's,
 // and says the cap in its own words.
 // Memory is held at the size a request names, not its template's: a 64x48 template asked
-// for 4096x2160 holds a 4096x2160 stream's estimate (jobs.hpp: ~383 MiB with this template),
-// so that with --memory-budget 1000 two such streams are admitted and the third is refused
-// 503 naming memory, while a small one still fits. Before, a template without a cost held no
-// memory at all (the cap, from the template's own 64x48, allowed hundreds).
+// for 4096x2160 holds a 4096x2160 stream's estimate (jobs.hpp: ~383 MiB with this template on
+// 2 cores), so that with a budget of two and a half such streams two are admitted and the
+// third is refused 503 naming memory, while a small one still fits. Before, a template
+// without a cost held no memory at all (the cap, from the template's own 64x48, allowed hundreds).
 TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
+  const StreamMemory memory = stream_memory();
+  EXPECT_GT(memory.big, 300.0 * kMiB) << "a 4096x2160 stream held " << memory.big / kMiB << " MiB";
+  EXPECT_GT(memory.big, 10 * memory.small) << "the request's size did not count (a stream holds 16 MiB whatever its size)";
+  const long budget = budget_for_two_big(memory);
   ServeProcess server("capacity-memory", {.templates = {{"smooth", kNullOutputTemplate}},
-                                          .extra_args = {"--memory-budget", "1000", "--cpu-budget", "100"}});
+                                          .extra_args = {"--memory-budget", std::to_string(budget), "--cpu-budget", "100"}});
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(put_stream(server, "small1", {{"uri", kEndlessCamera}}).status, 201);
   const double small = memory_used(server);
   ASSERT_EQ(put_stream(server, "big1", {{"uri", kUhdCamera}}).status, 201);
-  const double big = memory_used(server) - small;
-  EXPECT_GT(big, 300.0 * (1 << 20)) << "a 4096x2160 stream held " << big / (1 << 20) << " MiB";
-  EXPECT_GT(big, 10 * small) << "the request's size did not count (a stream holds 16 MiB whatever its size)";
+  EXPECT_NEAR(memory_used(server) - small, memory.big, 1) << "a 4096x2160 stream held another amount than before";
   ASSERT_EQ(put_stream(server, "big2", {{"uri", kUhdCamera}}).status, 201);
   const HttpReply refused = put_stream(server, "big3", {{"uri", kUhdCamera}});
   EXPECT_EQ(refused.status, 503) << refused.body;
   EXPECT_EQ(refused.json().value("resource", ""), "memory") << refused.body;
-  EXPECT_NEAR(refused.json().value("budget", 0.0), 1000.0 * (1 << 20), 1) << refused.body;
+  EXPECT_NEAR(refused.json().value("budget", 0.0), static_cast<double>(budget) * kMiB, 1) << refused.body;
   EXPECT_EQ(put_stream(server, "small2", {{"uri", kEndlessCamera}}).status, 201);
 }
 
@@ -238,9 +266,10 @@ TEST(ServeCapacity, MemoryIsHeldAtTheSizeTheRequestNames) {
 TEST(ServeCapacity, AnInputLargerThanItsUriSaidFailsWhenItOpens) {
   TempDir media("capacity-opened");
   std::ofstream(media / "uhd.y4m", std::ios::binary) << grey_y4m(4096, 2160, 2);
+  const long budget = budget_for_two_big(stream_memory());
   ServeProcess server("capacity-opened", {.templates = {{"smooth", kNullOutputTemplate}},
-                                          .extra_args = {"--memory-budget", "1000", "--cpu-budget", "100",
-                                                         "--allow-root", media.path().string()}});
+                                          .extra_args = {"--memory-budget", std::to_string(budget), "--cpu-budget",
+                                                         "100", "--allow-root", media.path().string()}});
   ASSERT_TRUE(server.ready()) << server.failure();
   ASSERT_EQ(put_stream(server, "big1", {{"uri", kUhdCamera}}).status, 201);
   ASSERT_EQ(put_stream(server, "big2", {{"uri", kUhdCamera}}).status, 201);
@@ -251,7 +280,7 @@ TEST(ServeCapacity, AnInputLargerThanItsUriSaidFailsWhenItOpens) {
   ASSERT_TRUE(eventually([&] {
     file1 = curl("GET", server.url("/v1/streams/file1")).json();
     return file1.value("state", "") == "failed";
-  }, time_bound(20), std::chrono::milliseconds(100)))
+  }, 20, std::chrono::milliseconds(100)))
       << file1.dump() << "\n" << server.log();
   const std::string error = file1["last_error"].is_string() ? file1["last_error"].get<std::string>() : "";
   EXPECT_EQ(error.rfind("capacity: memory: its input opened at 4096x2160", 0), 0u) << error;

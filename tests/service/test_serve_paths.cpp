@@ -102,7 +102,11 @@ TEST(ServePaths, AListOfOtherFilesUnderAnAllowedRootIsRefused) {
     EXPECT_EQ(stream.value("state", ""), "failed") << stream.dump();
     EXPECT_EQ(stream.value("frames", -1), 0) << stream.dump();
     const std::string error = stream.value("last_error", json()).is_string() ? stream["last_error"].get<std::string>() : "";
-    EXPECT_NE(error.find("a list of other files"), std::string::npos) << stream.dump();
+    // Debian's FFmpeg has these demuxers, and its refusal says why; an FFmpeg built without
+    // them (the GPU machine's) knows no such format ("not a video").
+    EXPECT_TRUE(error.find("a list of other files") != std::string::npos ||
+                error.find("not a video") != std::string::npos)
+        << stream.dump();
     const fs::path output = server.outputs() / (std::string(name) + ".mkv");
     EXPECT_TRUE(!fs::exists(output) || fs::file_size(output) < 1000) << "frames were written: " << output;
   }
