@@ -112,6 +112,12 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
       if (run.error.empty()) run.error = "failed";
       run.failure = std::current_exception();
     }
+    // serve: a camera or live stream does not end by itself. One that ended (its server
+    // closed the stream, and its input's own reconnects, if any, gave up) failed, and is
+    // started again as any live stream that failed; it was shown `finished`, never again.
+    if (run.error.empty() && run.plan.endless && !run.stop && !run.result.interrupted &&
+        impl.options.restart_failed_live_streams)
+      run.error = "its live input ended (a camera or live stream does not end by itself)";
   } else {
     // Stopped before it began (another stream failed first, a signal, a drain): it did not
     // end by itself, and its report says so ("stopped (another stream failed)", not "ok").

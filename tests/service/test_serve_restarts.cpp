@@ -18,6 +18,7 @@
 #include "tests/service/curl_client.hpp"
 #include "tests/service/metrics_scrape.hpp"
 #include "tests/service/serve_process.hpp"
+#include "tests/text_files.hpp"
 #include "tests/time_bound.hpp"
 
 namespace fp::test {
@@ -112,6 +113,41 @@ TEST(ServeStreamsRestarted, ACameraOffWhenAddedRunsOnceItComesUp) {
   const auto restarts = sample_value(metrics, R"(framepipe_stream_restarts_total{stream="gate"})");
   ASSERT_TRUE(restarts.has_value()) << metrics;
   EXPECT_EQ(*restarts, gate.value("restarts", 0.0));
+}
+
+// A camera lost beyond its input's own reconnects fails its run, and the stream is started
+// again once it is back: the new run writes beside the failed run's file (gate~N.mkv), which
+// stays whole and finalized, and the state file is left as it was (a restart is no change
+// of what should run: neither rewritten nor touched).
+TEST(ServeStreamsRestarted, ARestartedCameraWritesBesideTheFailedRunsFileAndLeavesTheStateAlone) {
+  FP_REQUIRE_RTSP_SERVER();
+  RtspServer camera;
+  TempDir kept("restart-beside-state");
+  const auto state = kept / "streams.json";
+  ServeProcess server("restart-beside", camera_options({"--state", state.string(), "--restart-wait", "0.5"}));
+  ASSERT_SERVING(server);
+  const json body = {{"uri", camera.uri()}, {"decode", {{"reconnect.attempts", 0}, {"timeout_ms", 1000}}}};
+  const auto put = curl_with_body("PUT", server.url("/v1/streams/gate"), body.dump());
+  ASSERT_EQ(put.status, 201) << put.body;
+  ASSERT_TRUE(runs(server, "gate")) << stream(server, "gate").dump() << "\n" << server.log();
+  std::this_thread::sleep_for(500ms);  // a few more frames in the first file
+  const std::string saved = read_text(state);
+  const auto saved_at = std::filesystem::last_write_time(state);
+
+  camera.kill();
+  ASSERT_TRUE(eventually([&] { return stream(server, "gate").value("restarts", 0) >= 1; }, 20, kPoll))
+      << stream(server, "gate").dump() << "\n" << server.log();
+  camera.start();
+  ASSERT_TRUE(runs(server, "gate")) << stream(server, "gate").dump() << "\n" << server.log();
+  const json gate = stream(server, "gate");
+  ASSERT_EQ(gate["outputs"].size(), 1u) << gate.dump();
+  // Beside it: gate~N.mkv, N counting the runs started since (one that found the camera
+  // still down took a number too).
+  const std::string written = std::filesystem::path(gate["outputs"][0].get<std::string>()).filename().string();
+  EXPECT_TRUE(std::regex_match(written, std::regex(R"(gate~[1-9][0-9]*\.mkv)"))) << gate.dump();
+  EXPECT_GT(count_frames(server.outputs() / "gate.mkv"), 0) << "the failed run's file is not a finalized video";
+  EXPECT_EQ(read_text(state), saved) << "a restart rewrote the state file";
+  EXPECT_EQ(std::filesystem::last_write_time(state), saved_at) << "a restart wrote the state file";
 }
 
 // After a power cut the service comes back before its camera: the stream restored from
