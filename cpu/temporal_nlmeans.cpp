@@ -148,8 +148,6 @@ inline float exp2_below_zero(float u) {
   return exp2_fraction(u - (shifted - kExp2Shift)) * scale;
 }
 
-using FastScratch = TemporalBlockScratch;
-
 // Every worker's block buffers at their largest (a whole block, radii k and t), so that no
 // block of any later call grows them: resize and assign within capacity do not allocate.
 void reserve_block_scratch(TemporalNlmeansScratch& scratch, int k, int t) {
@@ -158,7 +156,7 @@ void reserve_block_scratch(TemporalNlmeansScratch& scratch, int k, int t) {
   const auto block = static_cast<std::size_t>(ops::kMotionBlock);
   const std::size_t cw = block + 2 * static_cast<std::size_t>(k);
   const std::size_t ww = cw + 2 * static_cast<std::size_t>(t);
-  for (FastScratch& f : scratch.workers) {
+  for (TemporalBlockScratch& f : scratch.workers) {
     f.current.reserve(cw * cw);
     f.window.reserve(ww * ww);
     f.values.reserve(ww * ww);
@@ -186,7 +184,7 @@ void extend_into(ConstImageU8 image, int x0, int y0, int w, int h, std::vector<s
 
 // Adds the previous frame's window (vector v, radius t) to the block's sums.
 void add_window_fast(ConstImageU8 frame, int vx, int vy, int t, int k, float scale, int x0, int y0, int bw, int bh,
-                     FastScratch& f) {
+                     TemporalBlockScratch& f) {
   const int cw = bw + 2 * k;  // the block and its patch margin
   const int ch = bh + 2 * k;
   const int ww = cw + 2 * t;  // the window
@@ -276,7 +274,7 @@ void temporal_nlmeans(ConstImageU8 current, std::span<const TemporalReference> p
   const int blocks_x = ops::motion_blocks(current.width);
   reserve_block_scratch(scratch, k, t);
   parallel_rows_on_workers(ops::motion_blocks(current.height), [&](int worker, int begin, int end) {
-    FastScratch& f = scratch.workers[static_cast<std::size_t>(worker)];
+    TemporalBlockScratch& f = scratch.workers[static_cast<std::size_t>(worker)];
     for (int by = begin; by < end; ++by)
       for (int bx = 0; bx < blocks_x; ++bx) {
         const int x0 = bx * ops::kMotionBlock;

@@ -47,12 +47,17 @@ void StreamManager::Impl::write_state_file(std::vector<SavedStream> saved) {
   learned.saved(state.learned_costs);
 }
 
-void StreamManager::Impl::restore_learned(const std::map<std::string, LearnedCost>& kept) {
-  if (!templates) return;  // run learns nothing
-  std::map<std::string, LearnedCost> current;  // a template edited or gone since is forgotten
-  for (const auto& [name, cost] : kept)
+std::map<std::string, LearnedCost> StreamManager::Impl::learned_in_force(
+    const std::map<std::string, LearnedCost>& costs) const {
+  std::map<std::string, LearnedCost> current;
+  if (!templates) return current;  // run learns nothing
+  for (const auto& [name, cost] : costs)
     if (cost.template_digest == templates->digest(name)) current.emplace(name, cost);
-  learned.restore(current);
+  return current;
+}
+
+void StreamManager::Impl::restore_learned(const std::map<std::string, LearnedCost>& kept) {
+  learned.restore(learned_in_force(kept));  // a template edited or gone since is forgotten
 }
 
 void StreamManager::Impl::save_logged() {

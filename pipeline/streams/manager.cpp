@@ -374,9 +374,8 @@ ManagerInfo StreamManager::info() const {
   info.budget = impl_->limiter.budget();
   info.used = impl_->limiter.used();
   info.max_running = impl_->limiter.peak();
-  if (impl_->templates)  // what admits now: a template edited since is guessed again
-    for (const auto& [name, cost] : impl_->learned.all())
-      if (cost.template_digest == impl_->templates->digest(name)) info.learned_cores_per_mpps[name] = cost.cores_per_mpps;
+  for (const auto& [name, cost] : impl_->learned_in_force(impl_->learned.all()))  // what admits now
+    info.learned_cores_per_mpps[name] = cost.cores_per_mpps;
   for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
   info.draining = draining();
   // Started and not draining. Not whether each stream is well: one dead camera (or one

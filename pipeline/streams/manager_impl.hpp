@@ -254,6 +254,8 @@ struct StreamManager::Impl {
   // Teaches `learned` each stream's cpu_cores once they cover a whole CPU window; true when
   // that is worth writing to the state file. Mutex held.
   bool learn_costs(Clock::time_point now);
+  // Of `costs`, those learned of the templates' texts in force (an edited one is guessed again).
+  std::map<std::string, LearnedCost> learned_in_force(const std::map<std::string, LearnedCost>& costs) const;
   // What a state file kept of the costs learned, for the templates' texts in force.
   void restore_learned(const std::map<std::string, LearnedCost>& kept);
 
