@@ -141,6 +141,19 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
                                  << result.second << "\nserver: " << server->outcome();
       ++curls;
       if (text.find("/v1/drain") != std::string::npos) wait_for_end(command.where);
+      // A removed stream finalizes its outputs, and holds its place in the budget until it
+      // has (listed until then): a reader's next command comes seconds later, but here the
+      // next add would come while a sanitizer build still finalizes, and be refused 503
+      // capacity. So the removal's end is waited for (bounded, and it must come).
+      static const std::regex removes(
+          R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|stream/remove.*"camera_id": "([^"]+)")re");
+      if (std::smatch r; result.first == 0 && std::regex_search(text, r, removes)) {
+        const std::string name = r[1].matched ? r[1].str() : r[2].str();
+        const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/streams/" + name;
+        EXPECT_TRUE(eventually([&] { return curl("GET", url).status == 404; }, 30, std::chrono::milliseconds(50)))
+            << command.where << ": stream " << name << " was still finalizing its outputs after `" << command.text
+            << "`\nserver: " << server->outcome();
+      }
       continue;
     }
     if (text.find("framepipe run ") != std::string::npos) continue;  // tests/e2e/test_doc_commands runs it
