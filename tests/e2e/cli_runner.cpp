@@ -101,6 +101,7 @@ namespace {
 struct VersionAnswer {
   std::string problem;  // "" when --version answered as it should
   std::string cuda_device;
+  CliSanitizer sanitizer = CliSanitizer::None;
 };
 
 const VersionAnswer& version_answer() {
@@ -122,6 +123,10 @@ const VersionAnswer& version_answer() {
                   "), so whether it has a CUDA device is unknown; its output:\n" + result.output;
     else if (result.output.find("\n  cuda:0 ") != std::string::npos)
       a.cuda_device = "cuda:0";
+    if (result.output.find("\nbuilt with: ThreadSanitizer\n") != std::string::npos)
+      a.sanitizer = CliSanitizer::Thread;
+    else if (result.output.find("\nbuilt with: AddressSanitizer\n") != std::string::npos)
+      a.sanitizer = CliSanitizer::Address;
     return a;
   }();
   return answer;
@@ -129,6 +134,12 @@ const VersionAnswer& version_answer() {
 }  // namespace
 
 std::string cli_version_problem() { return version_answer().problem; }
+
+CliSanitizer cli_sanitizer() {
+  const auto& answer = version_answer();
+  if (!answer.problem.empty()) throw std::runtime_error(answer.problem);
+  return answer.sanitizer;
+}
 
 std::string cli_cuda_device() {
   const auto& answer = version_answer();

@@ -50,6 +50,14 @@ class TempDir {
 // for one without a GPU: "no CUDA device present" is a skip that CI allows.
 std::string cli_version_problem();
 
+// The sanitizer the binary under test was built with, as `framepipe --version` says ("built
+// with: ThreadSanitizer"). Asked of the binary, not of the test's compiler: a test that
+// drives framepipe as a child process may be a release binary run against a sanitizer
+// build's framepipe (CHILD_PROCESS, tests/CMakeLists.txt). Throws as cli_cuda_device() does.
+enum class CliSanitizer { None, Address, Thread };
+CliSanitizer cli_sanitizer();
+inline bool cli_under_sanitizer() { return cli_sanitizer() != CliSanitizer::None; }
+
 // The CUDA device the binary can use, as `framepipe --version` lists it ("cuda:0"), or ""
 // when it lists none (no GPU, or built without CUDA). Throws std::runtime_error (failing the
 // test, with cli_version_problem()) when --version itself did not answer as it should.

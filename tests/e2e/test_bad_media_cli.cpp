@@ -288,7 +288,7 @@ TEST(CliBadMedia, AbsurdTestsrcSizesAreOneLineErrors) {
 // The largest allowed size when its frames (384 MiB each) cannot be had: exit 1 naming the
 // URI, never a crash. 300 MiB of data segment is plenty for the rest of the program.
 TEST(CliBadMedia, LargestTestsrcWithoutMemoryFailsCleanly) {
-  if (kSanitizerBuild) GTEST_SKIP() << "a memory limit cannot be tested under a sanitizer";
+  if (cli_under_sanitizer()) GTEST_SKIP() << "a memory limit cannot be tested under a sanitizer";
   TempDir dir("cli-no-memory");
   write_pipeline(dir, R"(input: testsrc://16384x16384?frames=2
 stages:

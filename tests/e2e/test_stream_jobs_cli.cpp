@@ -146,7 +146,7 @@ TEST(StreamJobsCli, TwoHundredFilesRunFourAtATime) {
 // much as 200 at once: there only this one skips, with the reason that the sanitizer runs
 // allow (tools/run-sanitizers.sh).
 TEST(StreamJobsCli, FourAtATimePeakMemoryIsThatOfFourStreams) {
-  if (kSanitizerBuild)
+  if (cli_under_sanitizer())
     GTEST_SKIP() << "a memory limit cannot be tested under a sanitizer (its allocator's quarantine keeps freed "
                     "memory, so streams run one after another peak as high as all at once)";
   TempDir dir("stream-jobs-200-rss");
@@ -174,7 +174,7 @@ TEST(StreamJobsCli, FourAtATimePeakMemoryIsThatOfFourStreams) {
 // a time 630-700; the limit, 800 MiB, is far from the first and above what the default
 // (2 here) needs.
 TEST(StreamJobsCli, TheDefaultFitsTheMemoryThereIs) {
-  if (kSanitizerBuild) GTEST_SKIP() << "a memory limit cannot be tested under a sanitizer";
+  if (cli_under_sanitizer()) GTEST_SKIP() << "a memory limit cannot be tested under a sanitizer";
   TempDir dir("stream-jobs-default");
   std::ofstream(dir / "p.yaml") << "input: testsrc://1280x720@25?frames=25\n"
                                    "stages:\n"
