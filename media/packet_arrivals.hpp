@@ -4,11 +4,10 @@
 // longer known (or that has no timestamp) arrives when it is decoded.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <utility>
 
 namespace fp {
 
@@ -16,27 +15,34 @@ class PacketArrivals {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // Over the packet added kKept packets ago, if it is still there: a fixed ring, so that a
+  // packet costs no heap allocation (a deque took a block every 32 packets).
   void add(std::int64_t pts, Clock::time_point when) {
-    if (arrivals_.size() == kKept) arrivals_.pop_front();
-    arrivals_.emplace_back(pts, when);
+    arrivals_[next_] = Arrival{pts, when, true};
+    next_ = (next_ + 1) % kKept;
   }
 
   // The arrival of the packet with this pts (and forgets it), or now.
   Clock::time_point take(std::int64_t pts) {
-    for (auto it = arrivals_.begin(); it != arrivals_.end(); ++it) {
-      if (it->first != pts) continue;
-      const auto when = it->second;
-      arrivals_.erase(it);
-      return when;
+    for (auto& arrival : arrivals_) {
+      if (!arrival.known || arrival.pts != pts) continue;
+      arrival.known = false;
+      return arrival.when;
     }
     return Clock::now();
   }
 
-  void clear() { arrivals_.clear(); }
+  void clear() { arrivals_.fill(Arrival{}); }
 
  private:
   static constexpr std::size_t kKept = 64;  // far more than any decoder's delay
-  std::deque<std::pair<std::int64_t, Clock::time_point>> arrivals_;
+  struct Arrival {
+    std::int64_t pts = 0;
+    Clock::time_point when{};
+    bool known = false;
+  };
+  std::array<Arrival, kKept> arrivals_{};
+  std::size_t next_ = 0;  // the slot the next packet takes: the oldest
 };
 
 }  // namespace fp

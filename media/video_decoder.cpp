@@ -222,10 +222,13 @@ Frame VideoDecoder::decoded_in_place() {
 // The picture just received, for Frames that read its planes where they lie: freed when
 // the last of them lets go (frame_ is left empty for the next one).
 std::shared_ptr<AVFrame> VideoDecoder::hold_received() {
-  std::shared_ptr<AVFrame> held(av_frame_alloc(), [](AVFrame* f) {
-    DecodeBuffers::reader_done(f);
-    av_frame_free(&f);
-  });
+  std::shared_ptr<AVFrame> held(
+      av_frame_alloc(),
+      [](AVFrame* f) {
+        DecodeBuffers::reader_done(f);
+        av_frame_free(&f);
+      },
+      RecyclingAllocator<AVFrame>(held_blocks_));
   if (!held) fail("cannot allocate frames", AVERROR(ENOMEM));
   av_frame_move_ref(held.get(), frame_.get());
   return held;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/block_recycler.hpp"
 #include "core/frame_pool.hpp"
 #include "media/decode_buffers.hpp"
 #include "media/decode_errors.hpp"
@@ -94,6 +95,9 @@ class VideoDecoder {
   DecodeBuffers buffers_{memory_};
   ff::CodecContextPtr decoder_;
   ff::FramePtr frame_;  // the picture received
+  // The control blocks of the pictures Frames hold (hold_received): a new one each frame
+  // would be a heap allocation a frame; the blocks outlive the decoder while Frames do.
+  std::shared_ptr<BlockRecycler> held_blocks_ = std::make_shared<BlockRecycler>();
   ff::SwsPtr scaler_;
   std::optional<FramePool> pool_;  // frames converted from other pixel formats
   int width_ = 0;

@@ -141,7 +141,7 @@ class Run {
         break;
       }
       case StageRole::Sink: {
-        auto node = std::make_unique<SinkNode>(index, g, std::move(stage), monitor_, failures_);
+        auto node = std::make_unique<SinkNode>(index, g, std::move(stage), monitor_, failures_, options_.hooks);
         sinks_.push_back(node.get());
         failures_.count_as_output(index);
         nodes_.push_back(std::move(node));

@@ -55,11 +55,20 @@ void LatencyHistogram::add(double ms) {
   sum_ += ms;
 }
 
+void LatencyHistogram::expect(double low_ms, double high_ms) {
+  cover(bucket_of(high_ms));
+  cover(bucket_of(low_ms));
+}
+
 void LatencyHistogram::merge(const LatencyHistogram& other) {
   if (other.count_ == 0) return;
-  cover(other.first_);
-  cover(other.first_ + other.counts_.size() - 1);
-  for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[other.first_ + i - first_] += other.counts_[i];
+  // Its values lie in the buckets of its min and max and between (a sink's range held by
+  // expect() is far wider: a run's stats keep only what was seen).
+  const std::size_t lowest = bucket_of(other.min_);
+  const std::size_t highest = bucket_of(other.max_);
+  cover(lowest);
+  cover(highest);
+  for (std::size_t i = lowest; i <= highest; ++i) counts_[i - first_] += other.count_in(i);
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
   count_ += other.count_;

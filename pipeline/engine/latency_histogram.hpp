@@ -18,6 +18,10 @@ namespace fp {
 class LatencyHistogram {
  public:
   void add(double ms);
+  // Holds the buckets from low_ms to high_ms now, so that adding a latency in that range
+  // never allocates (a sink's, during its run: allocation-free once warm, DESIGN.md).
+  void expect(double low_ms, double high_ms);
+  // Adds another's values; only the buckets its values lie in are held (not all it holds).
   void merge(const LatencyHistogram& other);
 
   std::int64_t count() const { return count_; }

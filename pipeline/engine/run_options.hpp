@@ -28,6 +28,9 @@ struct RunHooks {
   // Runs before the thread of a source or sink stage is started; may throw
   // std::system_error as std::thread does when no thread can be made.
   std::function<void(const std::string& stage_id)> before_thread_start;
+  // Runs on a sink's thread before it writes each frame (a test holds an output up, so that
+  // every queue and pool before it fills as far as the run lets it).
+  std::function<void(const std::string& stage_id)> before_write;
 };
 
 struct RunOptions {

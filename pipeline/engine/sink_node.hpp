@@ -13,6 +13,7 @@
 #include "pipeline/engine/publish_throttle.hpp"
 #include "pipeline/engine/run_monitor.hpp"
 #include "pipeline/engine/run_node.hpp"
+#include "pipeline/engine/run_options.hpp"
 #include "stages/stage.hpp"
 
 namespace fp {
@@ -20,7 +21,7 @@ namespace fp {
 class SinkNode final : public RunNode {
  public:
   SinkNode(std::size_t index, const GraphNode& graph, std::unique_ptr<Stage> stage, RunMonitor* monitor,
-           OutputFailures& failures);
+           OutputFailures& failures, const RunHooks& hooks);
 
   std::size_t input() const { return static_cast<std::size_t>(graph().inputs[0]); }
   std::size_t shown_node() const override { return input(); }
@@ -58,6 +59,7 @@ class SinkNode final : public RunNode {
   std::unique_ptr<Stage> stage_;
   RunMonitor* monitor_;
   OutputFailures& failures_;
+  const RunHooks& hooks_;
   std::unique_ptr<BoundedQueue<Frame>> queue_;  // frames to write
   BoundedQueue<Frame>::Overflow overflow_ = BoundedQueue<Frame>::Overflow::Wait;
   LatencyHistogram latency_ms_;                 // per frame written (this sink's thread alone)
