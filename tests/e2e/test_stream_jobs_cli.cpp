@@ -181,7 +181,7 @@ TEST(StreamJobsCli, TheDefaultFitsTheMemoryThereIs) {
                                    "  - {id: out, type: encode, output: '{stream}.mkv'}\n";
   std::vector<std::string> args{"run", "p.yaml", "--stats-json", "stats.json"};
   constexpr int kStreams = 8;
-  constexpr int kFrames = 25;
+  constexpr int kFramesAStream = 25;
   for (int i = 0; i < kStreams; ++i) args.insert(args.end(), {"-i", "testsrc://1280x720@25?frames=25"});
   constexpr long kDataLimitKib = 800 * 1024;
 
@@ -194,7 +194,7 @@ TEST(StreamJobsCli, TheDefaultFitsTheMemoryThereIs) {
 
   const auto result = run_framepipe_with_data_limit(args, dir.path(), kDataLimitKib);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  for (int i = 0; i < kStreams; ++i) EXPECT_EQ(count_frames(dir / (std::to_string(i) + ".mkv")), kFrames) << i;
+  for (int i = 0; i < kStreams; ++i) EXPECT_EQ(count_frames(dir / (std::to_string(i) + ".mkv")), kFramesAStream) << i;
   const auto stats = read_json(dir / "stats.json");
   EXPECT_GE(stats["jobs"].get<int>(), 1);
   EXPECT_LT(stats["jobs"].get<int>(), kStreams);

@@ -131,7 +131,9 @@ TEST(LiveDrop, ASlowGraphDropsTheOldestFramesAndStaysCurrent) {
       << run.stats.dump(2);
   // Memory flat: the queue, not the backlog, holds the frames. (Not under a sanitizer: ASan
   // keeps freed memory in quarantine and TSan grows its shadow, so RSS says nothing there.)
-  if (!cli_under_sanitizer()) EXPECT_LT(static_cast<double>(run.rss_late_kib), 1.10 * static_cast<double>(run.rss_early_kib));
+  if (!cli_under_sanitizer()) {
+    EXPECT_LT(static_cast<double>(run.rss_late_kib), 1.10 * static_cast<double>(run.rss_early_kib));
+  }
   // Current: the output covers (nearly) the whole time it streamed: the frames in flight at
   // the stop are finished, so it misses at most about a frame's processing at either end,
   // and the queue's 133 ms; 1 s (scaled) for the rest. Without drops it covers a few frame

@@ -233,7 +233,9 @@ TEST(ServeStreamsRestarted, TheWaitsGrowFromRestartWaitToRestartWaitMax) {
   logged.erase(logged.upper_bound(3), logged.end());
   EXPECT_EQ(logged, (std::map<long long, double>{{1, 0.2}, {2, 0.4}, {3, 0.4}})) << log;
   for (const auto& [restarts, wait] : reported)
-    if (logged.contains(restarts + 1)) EXPECT_EQ(wait, logged.at(restarts + 1)) << "after " << restarts << " restarts";
+    if (logged.contains(restarts + 1)) {
+      EXPECT_EQ(wait, logged.at(restarts + 1)) << "after " << restarts << " restarts";
+    }
 
   // A longest wait shorter than the first is a usage error.
   const auto bad = run_framepipe_with_timeout([&] {

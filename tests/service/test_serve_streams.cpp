@@ -212,9 +212,10 @@ TEST(ServeStreams, TwoHundredAddRemoveCyclesLeaveFourStreamsAloneAndMemoryFlat) 
   // under a sanitizer: ASan keeps freed memory in quarantine and TSan grows its shadow, so
   // RSS says nothing there (ASan: +21% over the 200 cycles); there LeakSanitizer checks the
   // server at its exit instead (ServeProcess fails a test whose server does not exit 0).
-  if (!cli_under_sanitizer())
+  if (!cli_under_sanitizer()) {
     EXPECT_LT(end_rss, warm_rss + std::max(warm_rss / 10, 8 * 1024LL))
         << "RSS " << warm_rss << " KiB after " << kWarmUp << " cycles, " << end_rss << " KiB after " << kCycles;
+  }
   RecordProperty("rss_warm_kib", std::to_string(warm_rss));
   RecordProperty("rss_end_kib", std::to_string(end_rss));
   std::printf("RSS: %lld KiB after %d cycles, %lld KiB after %d (%.1f s)\n", warm_rss, kWarmUp, end_rss, kCycles, seconds);
