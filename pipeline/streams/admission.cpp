@@ -107,7 +107,7 @@ std::size_t StreamManager::Impl::capacity_of(const StreamManagerOptions& options
 }
 
 void StreamManager::Impl::keep_earlier_outputs(StreamPlan& plan) const {
-  if (options.keep_earlier_outputs)
+  if (options.policy.earlier_outputs == StreamPolicy::EarlierOutputs::KeepBeside)
     move_outputs_beside_existing(plan, [this](const std::string& path) { return files.written(path); });
 }
 

@@ -159,7 +159,7 @@ StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_uni
     begin_serving();
   }
   impl_->supervisor_beat = Clock::now().time_since_epoch().count();
-  if (impl_->options.supervisor_thread) impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
+  if (impl_->options.policy.supervision == StreamPolicy::Supervision::OwnThread) impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
 }
 
 void StreamManager::look() {
@@ -284,7 +284,7 @@ std::vector<StreamChangeResult> StreamManager::apply(const std::vector<StreamCha
     }
   }
   m.wake.notify_all();
-  if (!m.options.log_changes) return results;
+  if (!m.options.policy.log_changes) return results;
   for (const auto& [i, run] : accepted) {
     const StreamSpec& spec = changes[i].spec;
     if (!run) {

@@ -30,6 +30,7 @@
 #include "pipeline/streams/planner.hpp"
 #include "pipeline/streams/template.hpp"
 #include "pipeline/streams/restart_backoff.hpp"
+#include "pipeline/streams/stream_policy.hpp"
 #include "pipeline/stream_spec/spec.hpp"
 #include "pipeline/streams/status.hpp"
 
@@ -72,21 +73,9 @@ struct StreamManagerOptions {
   // A live stream that fails (API or list, first open or later) is started again after
   // these waits (serve --restart-wait, --restart-wait-max); a file input that fails stays failed.
   RestartPolicy restart;
-  bool restart_failed_live_streams = true;  // run: off (a failed stream is reported, not retried)
-  // run --fail-fast: the first stream that fails stops every other, and those still waiting
-  // for a place never start (as drain() does, with the desired state kept).
-  bool stop_all_on_failure = false;
-  // serve: an output already there (an earlier run's) is kept and the new one written beside
-  // it (fresh_outputs.hpp). run: written where the pipeline says, as a one-stream run writes it.
-  bool keep_earlier_outputs = true;
-  // serve: a log line for each stream added, replaced, running, finished or failed. run
-  // prints its own summary.
-  bool log_changes = true;
-  // serve: a thread of the manager's own looks at the streams a few times a second. run:
-  // its own loop calls look() instead, so that a batch has no thread beside its streams' (a
-  // data limit, ulimit -d, counts every thread's stack whole and each thread's malloc arena:
-  // on a 16-core machine the supervisor cost a batch of 720p streams 14 MiB of its 600).
-  bool supervisor_thread = true;
+  // What happens on a failure, to earlier outputs, and who looks at the streams: serve's
+  // (StreamPolicy::serve(), the default) or run's (StreamPolicy::batch()).
+  StreamPolicy policy = StreamPolicy::serve();
   // The most streams that may wait for a place (files behind the others, list streams beyond
   // the cap): a put that would wait beyond it is refused, 503 (serve --max-waiting). 0: no cap.
   std::size_t max_waiting = 0;
@@ -200,10 +189,10 @@ class StreamManager {
   // One look at every stream, as the supervisor thread takes a few times a second: joins the
   // runs that ended, gives their places to the streams waiting, samples fps and latency,
   // starts the restarts that are due, saves the state file when a stream finished. For a
-  // client that runs the manager without that thread (supervisor_thread off).
+  // client that runs the manager without that thread (Supervision::CallersLoop).
   void look();
   // Nothing runs and nothing will start by itself: every stream started has ended and none
-  // waits for a place (or the manager stopped them all: drain, stop_all_on_failure), and no
+  // waits for a place (or the manager stopped them all: drain, OnFailure::StopAll), and no
   // failed live stream waits to start again. A batch (`framepipe run`) is over then.
   bool settled() const;
   // What stream `name`'s last run threw, as it threw it (its type and message); null when

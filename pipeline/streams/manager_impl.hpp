@@ -191,7 +191,7 @@ struct StreamManager::Impl {
   // keep earlier outputs (serve), else where its plan says (run).
   void keep_earlier_outputs(StreamPlan& plan) const;
 
-  // mutex held: every stream stops and none starts any more (drain(), stop_all_on_failure).
+  // mutex held: every stream stops and none starts any more (drain(), OnFailure::StopAll).
   void stop_everything();
 
   std::shared_ptr<ManagedRun> make_run(const StreamSpec& spec, StreamPlan plan);

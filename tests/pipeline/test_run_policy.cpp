@@ -1,7 +1,7 @@
 // The policy `framepipe run` gives the stream manager (pipeline/streams/manager.hpp): stream
 // i of the definition is spec i (DefinitionStreams), live inputs take places beyond the cap,
 // files wait in order, no restarts, outputs where the pipeline says, and with
-// stop_all_on_failure the first failure stops the rest. Real runs on testsrc, on the CPU.
+// OnFailure::StopAll (run --fail-fast) the first failure stops the rest. Real runs on testsrc, on the CPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -39,11 +39,7 @@ class RunPolicyTest : public ::testing::Test {
     options.planner = streams_;
     options.max_streams = cap;
     options.run.realtime = true;
-    options.restart_failed_live_streams = false;
-    options.stop_all_on_failure = fail_fast;
-    options.keep_earlier_outputs = false;
-    options.log_changes = false;
-    options.supervisor_thread = false;  // looked at by the test, as run's loop does
+    options.policy = StreamPolicy::batch(fail_fast);  // looked at by the test, as run's loop does
     return std::make_unique<StreamManager>(std::move(options));
   }
 

@@ -127,11 +127,7 @@ ManagedStreams run_managed_streams(const RunArguments& args, const PipelineDefin
   manager_options.devices = devices;
   manager_options.run = options;
   manager_options.run.stop = nullptr;  // the manager's own per stream; the signal is watched below
-  manager_options.restart_failed_live_streams = false;
-  manager_options.stop_all_on_failure = args.fail_fast;
-  manager_options.keep_earlier_outputs = false;
-  manager_options.log_changes = false;
-  manager_options.supervisor_thread = false;  // this thread looks, below
+  manager_options.policy = StreamPolicy::batch(args.fail_fast);  // this thread looks, below
   if (capacity) {
     manager_options.template_costs = {{definition.file, capacity->cost}};
     manager_options.budget = capacity->budget;
