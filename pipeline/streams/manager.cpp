@@ -360,9 +360,15 @@ std::vector<StreamStatus> StreamManager::list() const {
   return all;
 }
 
+// One stream's status, found by its name: not every stream's built to keep one (a GET of a
+// stream among 10,000 held the manager's lock for all of them).
 std::optional<StreamStatus> StreamManager::get(const std::string& name) const {
-  for (auto& status : list())
-    if (status.name == name) return std::move(status);
+  std::lock_guard lock(impl_->mutex);
+  if (const auto found = impl_->streams.find(name); found != impl_->streams.end())
+    return impl_->status_of(*found->second);
+  // Removed and still finalizing its outputs, as list() shows it.
+  for (const auto& run : impl_->retiring)
+    if (run->removed && !run->ended && run->spec.name == name) return impl_->status_of(*run);
   return std::nullopt;
 }
 
