@@ -447,6 +447,7 @@ void StreamManager::Impl::stop_everything() {
     release_kept_place(*run);  // no restart after a drain
   }
   for (auto& run : retiring) run->stop = true;
+  wake.notify_all();  // a replacement waiting for its predecessor (run_stream) sees its stop
 }
 
 bool StreamManager::settled() const {

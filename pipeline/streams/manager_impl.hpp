@@ -60,7 +60,9 @@ inline constexpr auto kSupervisorHeartbeatLimit = 5s;  // a supervisor silent lo
 // machine, and a restart of the process would not make it faster.
 inline constexpr auto kStalledRunLimit = 300s;
 inline constexpr auto kStartGrace = 10s;        // ... unless it started less than this ago (inputs opening)
-inline constexpr auto kPredecessorPoll = 20ms;  // a replacement waits for the run it replaces in such steps
+// A replacement waits for the run it replaces on `wake`; this often it also checks whether it
+// was itself stopped meanwhile.
+inline constexpr auto kPredecessorStopCheck = 200ms;
 
 // The last_error of a stream waiting for a place: the word the API's 503 uses (then ": " and
 // the resource that has no room, capacity.hpp).

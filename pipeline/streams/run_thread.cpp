@@ -84,10 +84,14 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
 
 void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   if (run.predecessor) {
-    // Bounded by the predecessor's finalizing (its executor's own deadlines).
-    while (!run.predecessor->ended.load() && !run.stop.load()) std::this_thread::sleep_for(kPredecessorPoll);
-    run.predecessor.reset();
+    // Until the predecessor has finalized its outputs (bounded by its executor's own
+    // deadlines): its thread sets `ended` under the mutex and then notifies `wake`, so this
+    // wakes on it, not at a poll's next step. The bound is for a stop of this run, which a
+    // change notifies too, as a safety net.
+    std::unique_lock lock(impl.mutex);
+    while (!run.predecessor->ended.load() && !run.stop.load()) impl.wake.wait_for(lock, kPredecessorStopCheck);
   }
+  run.predecessor.reset();  // outside the mutex: the last reference to it may be this one
   if (!run.stop.load()) {
     for (const auto& use : run.plan.files) {
       std::error_code ec;  // a folder that cannot be made: the run says why it cannot write
