@@ -44,9 +44,10 @@ sanitizer_report='ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitiz
 # the service, e2e and CLI tests) are compiled once, in the release folder, and run here
 # against the sanitized framepipe: compiling them again under each sanitizer cost CI minutes
 # for code (curl, JSON, gtest assertions) that is not what is under test. Where there is no
-# release folder configured (build/, tools/build.sh), they are compiled here as the others.
+# release folder configured with its tests (build/, tools/build.sh), they are compiled here
+# as the others.
 borrow=""
-if [ -f "$root/build/CMakeCache.txt" ]; then
+if [ -f "$root/build/CMakeCache.txt" ] && ! grep -qE '^FRAMEPIPE_BUILD_TESTS:BOOL=(OFF|0|FALSE|NO)$' "$root/build/CMakeCache.txt"; then
   borrowed_start=$(date +%s)
   cmake -S "$root" -B "$root/build" >/dev/null  # its configuration as it was; the target is new to an older one
   cmake --build "$root/build" -j"$(nproc)" --target framepipe_child_process_tests
