@@ -159,7 +159,7 @@ StreamManager::StreamManager(StreamManagerOptions options) : impl_(std::make_uni
     begin_serving();
   }
   impl_->supervisor_beat = Clock::now().time_since_epoch().count();
-  if (impl_->options.policy.supervision == StreamPolicy::Supervision::OwnThread) impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
+  if (impl_->options.policy.own_supervisor()) impl_->supervisor = std::thread([this] { impl_->supervise_loop(); });
 }
 
 void StreamManager::look() {
@@ -355,7 +355,8 @@ std::vector<StreamStatus> StreamManager::list() const {
   for (const auto& [name, run] : impl_->streams) all.push_back(impl_->status_of(*run));
   // Removed streams still finalizing their outputs, unless a new one of that name is listed.
   for (const auto& run : impl_->retiring)
-    if (run->removed && !run->ended && !impl_->streams.contains(run->spec.name)) all.push_back(impl_->status_of(*run));
+    if (Impl::finalizing_removed(*run) && !impl_->streams.contains(run->spec.name))
+      all.push_back(impl_->status_of(*run));
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return all;
 }
@@ -368,7 +369,7 @@ std::optional<StreamStatus> StreamManager::get(const std::string& name) const {
     return impl_->status_of(*found->second);
   // Removed and still finalizing its outputs, as list() shows it.
   for (const auto& run : impl_->retiring)
-    if (run->removed && !run->ended && run->spec.name == name) return impl_->status_of(*run);
+    if (Impl::finalizing_removed(*run) && run->spec.name == name) return impl_->status_of(*run);
   return std::nullopt;
 }
 

@@ -219,6 +219,9 @@ struct StreamManager::Impl {
 
   // mutex held: a stream that waits for a place (start_waiting() starts it when one frees).
   static bool is_waiting(const ManagedRun& run);
+  // Removed, and its thread still finalizing its outputs: listed (and found by name) until it
+  // ends, unless a new stream of its name is. Mutex held.
+  static bool finalizing_removed(const ManagedRun& run) { return run.removed && !run.ended; }
 
   // A live stream of run's command line: it takes a place whatever the cap (StreamSource).
   static bool beyond_cap(const StreamSpec& spec, const StreamPlan& plan) {

@@ -30,7 +30,7 @@ std::shared_ptr<ManagedRun> StreamManager::Impl::make_run(const StreamSpec& spec
 }
 
 bool StreamManager::Impl::restartable(const ManagedRun& run) const {
-  return options.policy.on_failure == StreamPolicy::OnFailure::Restart && run.plan.endless && !run.error.empty() && !run.stop && !draining &&
+  return options.policy.restarts_failed() && run.plan.endless && !run.error.empty() && !run.stop && !draining &&
          !run.refused_capacity;
 }
 
@@ -120,7 +120,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     // closed the stream, and its input's own reconnects, if any, gave up) failed, and is
     // started again as any live stream that failed; it was shown `finished`, never again.
     if (run.error.empty() && run.plan.endless && !run.stop && !run.result.interrupted &&
-        impl.options.policy.on_failure == StreamPolicy::OnFailure::Restart)
+        impl.options.policy.restarts_failed())
       run.error = "its live input ended (a camera or live stream does not end by itself)";
   } else {
     // Stopped before it began (another stream failed first, a signal, a drain): it did not
@@ -135,8 +135,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   const bool keeps_place = impl.restartable(run);
   if (keeps_place) impl.plan_restart(run);
   // Before its place is given back: under OnFailure::StopAll no waiting stream takes it.
-  if (!run.error.empty() && !run.stop && impl.options.policy.on_failure == StreamPolicy::OnFailure::StopAll)
-    impl.stop_everything();
+  if (!run.error.empty() && !run.stop && impl.options.policy.stops_all_on_failure()) impl.stop_everything();
   // Its place, unless kept for its restart. Whoever gets to an ended run's place first gives
   // it back (remove/put/drain, under this mutex too): the exchange lets only one do it.
   if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release(run.load);

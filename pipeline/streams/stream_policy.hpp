@@ -32,6 +32,10 @@ struct StreamPolicy {
   Supervision supervision = Supervision::OwnThread;
   bool log_changes = true;  // a log line for each stream added, replaced, running, finished or failed
 
+  constexpr bool restarts_failed() const { return on_failure == OnFailure::Restart; }
+  constexpr bool stops_all_on_failure() const { return on_failure == OnFailure::StopAll; }
+  constexpr bool own_supervisor() const { return supervision == Supervision::OwnThread; }
+
   // framepipe serve: streams restarted, earlier outputs kept, its own supervisor, each change logged.
   static constexpr StreamPolicy serve() { return {}; }
   // framepipe run: failures reported (or, fail_fast, stopping the rest), outputs where the

@@ -117,11 +117,19 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
       // would answer 503, and a Matroska file without a frame does not open (FFmpeg writes no
       // readable one). So the stream's first frame is waited for (bounded, and it must come),
       // as a reader's camera would have given it; the documented command itself runs once.
-      static const std::regex needs_a_frame(
-          R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|/v1/streams/([A-Za-z0-9_-]+)/snapshot|stream/remove.*"camera_id": "([^"]+)")re");
-      if (std::smatch r; std::regex_search(text, r, needs_a_frame)) {
-        const std::string name = r[1].matched ? r[1].str() : r[2].matched ? r[2].str() : r[3].str();
-        const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/streams/" + name;
+      static const std::regex removes(
+          R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|stream/remove.*"camera_id": "([^"]+)")re");
+      static const std::regex snapshots(R"re(/v1/streams/([A-Za-z0-9_-]+)/snapshot)re");
+      std::string removed;  // the stream this command removes, if it removes one
+      if (std::smatch r; std::regex_search(text, r, removes)) removed = r[1].matched ? r[1].str() : r[2].str();
+      std::string needs_a_frame = removed;
+      if (std::smatch r; needs_a_frame.empty() && std::regex_search(text, r, snapshots)) needs_a_frame = r[1].str();
+      const auto stream_url = [&](const std::string& name) {
+        return "http://127.0.0.1:" + std::to_string(port) + "/v1/streams/" + name;
+      };
+      if (!needs_a_frame.empty()) {
+        const std::string& name = needs_a_frame;
+        const std::string url = stream_url(name);
         std::string last;
         ASSERT_TRUE(eventually(
             [&] {
@@ -145,13 +153,10 @@ TEST(ServeDocs, EveryServiceExampleRuns) {
       // has (listed until then): a reader's next command comes seconds later, but here the
       // next add would come while a sanitizer build still finalizes, and be refused 503
       // capacity. So the removal's end is waited for (bounded, and it must come).
-      static const std::regex removes(
-          R"re(DELETE \S*/v1/streams/([A-Za-z0-9_-]+)|stream/remove.*"camera_id": "([^"]+)")re");
-      if (std::smatch r; result.first == 0 && std::regex_search(text, r, removes)) {
-        const std::string name = r[1].matched ? r[1].str() : r[2].str();
-        const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/streams/" + name;
-        EXPECT_TRUE(eventually([&] { return curl("GET", url).status == 404; }, 30, std::chrono::milliseconds(50)))
-            << command.where << ": stream " << name << " was still finalizing its outputs after `" << command.text
+      if (result.first == 0 && !removed.empty()) {
+        EXPECT_TRUE(eventually([&] { return curl("GET", stream_url(removed)).status == 404; }, 30,
+                               std::chrono::milliseconds(50)))
+            << command.where << ": stream " << removed << " was still finalizing its outputs after `" << command.text
             << "`\nserver: " << server->outcome();
       }
       continue;
