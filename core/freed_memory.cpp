@@ -1,5 +1,7 @@
 #include "core/freed_memory.hpp"
 
+#include "core/sanitizers.hpp"
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -9,19 +11,10 @@
 // without a lock, so two streams ending at once each took the main arena as their own
 // (the second thread to exit aborted, or mtrim read a null bin). Under a sanitizer there is
 // nothing of glibc's to give back.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FRAMEPIPE_SANITIZER_ALLOCATOR 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FRAMEPIPE_SANITIZER_ALLOCATOR 1
-#endif
-
 namespace fp {
 
 void give_freed_memory_back() {
-#if defined(__GLIBC__) && !defined(FRAMEPIPE_SANITIZER_ALLOCATOR)
+#if defined(__GLIBC__) && !defined(FRAMEPIPE_ASAN) && !defined(FRAMEPIPE_TSAN)
   malloc_trim(0);
 #endif
 }

@@ -4,12 +4,13 @@
 #include <new>
 
 #include "core/block_recycler.hpp"
+#include "core/sanitizers.hpp"
 
 namespace fp {
 
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(FRAMEPIPE_TSAN)
 extern "C" void __tsan_acquire(void* address);
 extern "C" void __tsan_release(void* address);
 void tsan_acquire(void* address) { __tsan_acquire(address); }

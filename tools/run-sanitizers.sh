@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds framepipe with a sanitizer (CMake presets in CMakePresets.json: asan =
-# AddressSanitizer + UndefinedBehaviorSanitizer, tsan = ThreadSanitizer; CPU backend, since
+# AddressSanitizer + UndefinedBehaviorSanitizer with Clang 16, which is also the build of the
+# fuzz targets (cmake/fuzz.cmake: one compile for both CI steps), tsan = ThreadSanitizer
+# with GCC; CPU backend, since
 # the GPU half is compute-sanitizer on a GPU machine, tools/gpu-check.sh) and runs the whole
 # test suite under it. Every report halts the process that made it, so any finding fails a
 # test and this script exits non-zero. The e2e tests run the sanitized framepipe binary too
@@ -30,13 +32,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-"$root/tools/setup.sh"
 which=${1:-all}
 case $which in
   all) presets=(asan tsan) ;;
   asan | tsan) presets=("$which") ;;
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
+# The asan preset is Clang's (it is the fuzz build too, cmake/fuzz.cmake): --fuzz installs it.
+if [ "$which" = tsan ]; then "$root/tools/setup.sh"; else "$root/tools/setup.sh" --fuzz; fi
 # What a sanitizer prints when it finds something, in a test's own output or in that of a
 # framepipe process the test ran (the tests print a failed child's output).
 sanitizer_report='ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:'
@@ -57,7 +60,7 @@ fi
 status=0
 for preset in "${presets[@]}"; do
   start=$(date +%s)
-  cmake --preset "$preset" -DFRAMEPIPE_CHILD_PROCESS_TESTS_FROM="$borrow" >/dev/null
+  "$root/tools/configure-preset.sh" "$preset" -DFRAMEPIPE_CHILD_PROCESS_TESTS_FROM="$borrow" >/dev/null
   cmake --build --preset "$preset" -j"$(nproc)"
   built=$(date +%s)
   rc=0

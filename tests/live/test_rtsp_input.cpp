@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/sanitizers.hpp"
 #include "media/frame_source.hpp"
 #include "tests/e2e/background_run.hpp"
 #include "tests/e2e/cli_runner.hpp"
@@ -394,7 +395,7 @@ TEST(RtspInput, AtTheLiveEdgeTheFramesThatWaitedAreSkipped) {
   // the 2-core CI box, the suite running beside it, the decoder fell behind the server
   // altogether (five reads back to back, every time, with both cores busy), so that timing
   // says nothing about the skip there; the count above still does.
-#if !defined(__SANITIZE_THREAD__)
+#if !defined(FRAMEPIPE_TSAN)
   bool waited = false;
   for (int i = 0; i < 5 && !waited; ++i) {
     const auto before = Clock::now();

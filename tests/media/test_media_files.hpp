@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sanitizers.hpp"
 #include "core/frame.hpp"
 #include "media/frame_source.hpp"
 #include "media/ffmpeg_common.hpp"
@@ -30,14 +31,8 @@ namespace fp::test {
 // Tests that starve a process of memory (RLIMIT_DATA) cannot run under AddressSanitizer or
 // ThreadSanitizer: their shadow memory counts against the limit, and their allocators
 // abort rather than fail an allocation. The test program is built like framepipe.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(FRAMEPIPE_ASAN) || defined(FRAMEPIPE_TSAN)
 inline constexpr bool kSanitizerBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-inline constexpr bool kSanitizerBuild = true;
-#else
-inline constexpr bool kSanitizerBuild = false;
-#endif
 #else
 inline constexpr bool kSanitizerBuild = false;
 #endif

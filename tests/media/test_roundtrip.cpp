@@ -218,15 +218,15 @@ TEST(FfmpegSource, DecodesIntoTheCallersPooledMemoryAndStopsWhenInterrupted) {
     }
   };
   auto blocks = std::make_shared<Blocks>();
-  constexpr std::align_val_t kAlign{64};
+  static constexpr std::align_val_t kAlign{64};  // static: the lambdas use it without a capture
   PlaneMemory memory;
-  memory.allocate = [blocks, kAlign](std::size_t bytes) {
+  memory.allocate = [blocks](std::size_t bytes) {
     auto* p = static_cast<std::uint8_t*>(::operator new[](bytes, kAlign));
     std::lock_guard lock(blocks->mutex);
     blocks->list.emplace_back(p, bytes);
     return p;
   };
-  memory.release = [kAlign](std::uint8_t* p) { ::operator delete[](p, kAlign); };
+  memory.release = [](std::uint8_t* p) { ::operator delete[](p, kAlign); };
   auto source = open_source(options.path, SourceOptions{.memory = memory});
   std::size_t halfway = 0;
   for (int i = 0; i < 200; ++i) {

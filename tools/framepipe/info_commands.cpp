@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "core/sanitizers.hpp"
 #include "media/probe.hpp"
 #include "pipeline/definition/config_error.hpp"
 #include "pipeline/engine/device.hpp"
@@ -93,9 +94,9 @@ namespace {
 // A build instrumented by a sanitizer says so (CMakePresets.json's asan and tsan): it runs
 // many times slower, and the tests that drive it as a child process ask (their own binary
 // may be a release one, tests/CMakeLists.txt's CHILD_PROCESS).
-#if defined(__SANITIZE_THREAD__)
+#if defined(FRAMEPIPE_TSAN)
 constexpr const char* kSanitizerLine = "built with: ThreadSanitizer\n";
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(FRAMEPIPE_ASAN)
 constexpr const char* kSanitizerLine = "built with: AddressSanitizer\n";
 #else
 constexpr const char* kSanitizerLine = "";
