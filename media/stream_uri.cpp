@@ -4,6 +4,7 @@
 #include "media/uri_query.hpp"
 #include "media/v4l2_uri.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <stdexcept>
@@ -150,6 +151,10 @@ bool is_endless_uri(const std::string& uri) {
   } catch (const std::exception&) {
     return false;  // a malformed testsrc fails when it is opened, like any bad input
   }
+}
+
+bool endless_inputs(const std::vector<std::string>& uris) {
+  return !uris.empty() && std::all_of(uris.begin(), uris.end(), [](const std::string& uri) { return is_endless_uri(uri); });
 }
 
 bool is_network_uri(std::string_view uri) {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fp {
 
@@ -38,6 +39,10 @@ bool is_live_uri(std::string_view uri);
 // testsrc (frames=0). A run on many streams starts these whatever its --jobs cap, since a
 // stream queued behind one would wait forever.
 bool is_endless_uri(const std::string& uri);
+// A stream that never ends by itself: it has inputs and every one is endless. The one rule
+// for `run`'s streams (definition_streams) and serve's (template): a pipeline without a source
+// ends at once, whichever front end runs it.
+bool endless_inputs(const std::vector<std::string>& uris);
 
 // An input read from a server (scheme://, but not file:// or a v4l2:// device): it gets
 // timeouts, since a server may stop answering.

@@ -24,7 +24,7 @@ void add_probe_routes(HttpServer& server, ServiceContext& context) {
       "/readyz",
       [&](const httplib::Request&, httplib::Response& res) {
         if (context.is_draining()) return send_error(res, 503, "draining");
-        if (!context.manager.info().ready) return send_error(res, 503, "not ready");
+        if (!context.manager.ready()) return send_error(res, 503, "not ready");
         send_json(res, 200, {{"status", "ready"}});
       });
 }

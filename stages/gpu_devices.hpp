@@ -1,6 +1,6 @@
 // The GPUs this process can use, asked through the CUDA backend (cuda/device_query) when the
 // build has one. Device resolution (pipeline/engine/device), memory estimates
-// (pipeline/streams/jobs) and the service's gauges ask here, so that whether CUDA was built
+// (pipeline/capacity/jobs) and the service's gauges ask here, so that whether CUDA was built
 // is known where backends are chosen (stages/backend.hpp), and nowhere above.
 #pragma once
 

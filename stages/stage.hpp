@@ -145,7 +145,7 @@ struct StageSpec {
   std::function<std::unique_ptr<Stage>(const StageParams&, const StageContext&)> create;
   // A stage with history (state kept from one frame to the next): how much it keeps, in
   // frames of its stream's size (an I420 frame's bytes each), for the memory a stream is
-  // estimated to need (pipeline/streams/jobs). Empty: it keeps nothing.
+  // estimated to need (pipeline/capacity/jobs). Empty: it keeps nothing.
   std::function<double(const StageParams&)> kept_frames;
 
   const ParamSpec* find_param(const std::string& name) const {

@@ -1,6 +1,9 @@
 // The pipeline's `device` as the file or --device gives it (definition/device_names.hpp says
 // which names are accepted).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/device.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <string>
 #include <vector>

@@ -2,6 +2,9 @@
 // (every path parameter: encode outputs, luma_histogram's text file), stream by stream with
 // {stream} replaced, each with where it was configured: what pipeline/definition/file_clashes.hpp checks.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/file_uses.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <vector>
 

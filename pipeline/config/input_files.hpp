@@ -2,6 +2,9 @@
 // pattern or one file, expanded when the pipeline is read so that validation sees every
 // stream (and a pattern that matches nothing is an error with its line).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/input_files.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <string>
 #include <vector>

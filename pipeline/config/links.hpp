@@ -2,6 +2,9 @@
 // stage's inputs (written, or the nearest earlier stage with an output), the number of
 // inputs its type takes, cycles, and that the pipeline decodes something.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/links.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <string>
 #include <vector>

@@ -2,6 +2,9 @@
 // any value is checked: an overriding value gets exactly the checks of one in the file,
 // and its problems are reported under the option ("command line: --set denoise.h: ...").
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/overrides.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <vector>
 

@@ -3,6 +3,9 @@
 // YAML keeps related settings together while the parameter table stays flat: one name per
 // parameter, as `framepipe stages`, the docs and `--set input.reconnect.attempts=3` spell it.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/param_group.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <yaml-cpp/yaml.h>
 

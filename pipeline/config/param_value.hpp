@@ -2,6 +2,9 @@
 // the table's checks (type, range, odd, keywords). The messages are the user-facing ones,
 // e.g. "must be > 0 (got -2)".
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/param_value.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <yaml-cpp/yaml.h>
 

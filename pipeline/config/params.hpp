@@ -1,6 +1,9 @@
 // A stage's parameters: each given value converted and checked against the type's table,
 // defaults filled in, required ones demanded, then the stage's own cross-parameter check.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/params.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <vector>
 

@@ -2,6 +2,9 @@
 // node and where it came from (a place in the file, or a command-line option), so that a
 // problem found later is reported where the user wrote the value.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/raw.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <yaml-cpp/yaml.h>
 

@@ -2,6 +2,9 @@
 // list, each stage's id, type, inputs and parameter names). Parameter values, ids and
 // references are checked later (config_params, config_links).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/reader.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <yaml-cpp/yaml.h>
 

@@ -3,6 +3,9 @@
 // unique, and — with more than one stream — `{stream}` in every output path, so that no two
 // streams write the same file.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/streams.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <string>
 #include <vector>

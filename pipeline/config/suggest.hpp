@@ -1,5 +1,8 @@
 // "Did you mean" for misspelt keys, parameters, stage types and ids.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/suggest.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <cstddef>
 #include <string>

@@ -1,6 +1,9 @@
 // Small YAML helpers shared by the config reader and checks: positions, descriptions of
 // values for messages, and map iteration that reports duplicate keys.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_CONFIG)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/config/yaml.hpp is private to pipeline/config/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <yaml-cpp/yaml.h>
 

@@ -54,7 +54,7 @@ struct PipelineDefinition {
   std::optional<bool> realtime;
   DropPolicy drop = DropPolicy::Auto;  // what a source's full queue does
   // Several streams: at most this many at once (`jobs:`, overridden by --jobs); 0: as many as
-  // this machine's memory holds (pipeline/streams/jobs.hpp).
+  // this machine's memory holds (pipeline/capacity/jobs.hpp).
   int jobs = 0;
   std::vector<StageDefinition> stages;  // a decode stage first when the file has `input:`
   std::vector<StreamDefinition> streams;  // empty: the pipeline runs once, as written

@@ -5,14 +5,20 @@
 namespace fp {
 
 PipelineDefinition stream_pipeline(const PipelineDefinition& definition, std::size_t index) {
-  PipelineDefinition one = definition;
-  if (definition.streams.empty()) return one;
+  if (definition.streams.empty()) return definition;
   const StreamDefinition& stream = definition.streams.at(index);
-  // The other streams, and every stream's files (checked for clashes when loaded), are no
-  // part of one stream's run: a run of 200 files would hold 200 copies of each list.
-  // Swapped with empty ones: `= {}` would keep their buffers.
-  decltype(one.streams)().swap(one.streams);
-  decltype(one.files)().swap(one.files);
+  // Every field but the streams and every stream's files (checked for clashes when loaded):
+  // they are no part of one stream's run, and copied for each stream a batch of N would
+  // copy N*N entries (a run of 200 files held 200 copies of each list).
+  PipelineDefinition one;
+  one.file = definition.file;
+  one.device = definition.device;
+  one.realtime = definition.realtime;
+  one.drop = definition.drop;
+  one.jobs = definition.jobs;
+  one.stages = definition.stages;
+  one.stream_stage = definition.stream_stage;
+  one.confinement = definition.confinement;
   const bool several = definition.streams.size() > 1;
   const auto stream_id = [&](const std::string& id) { return several ? stream.name + "/" + id : id; };
   for (auto& stage : one.stages) {

@@ -3,6 +3,9 @@
 // in a ring of `capacity` places made once, so a frame passing through allocates nothing
 // (a std::deque frees and makes a block as its ends move through it).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/bounded_queue.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <chrono>
 #include <condition_variable>

@@ -14,6 +14,9 @@
 // The copies join the slot's work (SlotWork::host_planes) and are owned there until the
 // slot is retired, like every frame the slot's work reads or writes.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/host_copies.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <array>
 #include <cstddef>

@@ -4,6 +4,9 @@
 // with a side output (a histogram's rows); they are told apart by their node index.
 // Written and read from the graph's thread and the sink threads: every call takes the lock.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/output_failures.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <cstddef>
 #include <exception>

@@ -3,6 +3,9 @@
 // come. A source that falls behind is not made to catch up in a burst (the pace restarts
 // from the late frame), and the wait ends early when the run is stopping.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/pacer.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <atomic>
 #include <chrono>

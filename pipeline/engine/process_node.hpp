@@ -1,6 +1,9 @@
 // A processing stage in a run: the graph's thread enqueues its work for each frame in the
 // frame's slot (on CUDA on the slot's stream; on the CPU it runs in the call).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/process_node.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <memory>
 

@@ -1,6 +1,9 @@
 // A node whose output frames the graph's thread puts in a frame slot: a source (its
 // decoded frame, brought to the device) or a processing stage (its work, enqueued).
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/producer_node.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <span>
 

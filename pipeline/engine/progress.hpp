@@ -1,6 +1,9 @@
 // The progress line on a terminal: frames, fps, elapsed time and, when the length is
 // known, the ETA; frames dropped and the latest latency when there are any. Rewritten in place at most a few times a second.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/progress.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <chrono>
 #include <cstdint>

@@ -4,6 +4,9 @@
 // encoding thread fed by a queue) — so that the executor asks a node what it is by its type,
 // not by its stage's role.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/run_node.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <chrono>
 #include <cstddef>

@@ -2,6 +2,9 @@
 // bounded queue, and its own thread writes (encodes) them. An output that fails is left out
 // (OutputFailures): its frames are dropped, and the run goes on for the others.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/sink_node.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <atomic>
 #include <functional>

@@ -5,6 +5,9 @@
 // buffers the kernels use) and the host copies (downloads in flight) for the sinks and for
 // a RunMonitor reader.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/slot_work.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <array>
 #include <chrono>

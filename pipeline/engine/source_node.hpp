@@ -1,6 +1,9 @@
 // A source in a run: its thread reads (decodes) frames into a bounded queue, which the
 // graph's thread takes one frame a step from and brings to the device in a frame slot.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_ENGINE)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/engine/source_node.hpp is private to pipeline/engine/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <atomic>
 #include <chrono>

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/config/input_files.hpp"
 
 namespace fp {
 

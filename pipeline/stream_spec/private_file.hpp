@@ -1,6 +1,9 @@
 // A file only its owner may read (the state file: input URIs with passwords), replaced whole
 // so that a crash at any moment leaves the old content or the new one, never half of one.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAM_SPEC)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/stream_spec/private_file.hpp is private to pipeline/stream_spec/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <filesystem>
 #include <functional>

@@ -16,17 +16,14 @@ std::vector<bool> endless_runs(const PipelineDefinition& definition, std::int64_
   if (!definition.streams.empty()) {
     for (std::size_t i = 0; i < runs; ++i) {
       const StageParams& input = definition.streams[i].input;
-      endless[i] = input.has("uri") && is_endless_uri(input.text("uri"));
+      endless[i] = endless_inputs(input.has("uri") ? std::vector<std::string>{input.text("uri")} : std::vector<std::string>{});
     }
     return endless;
   }
-  bool any = false;
+  std::vector<std::string> uris;
   for (const auto& stage : definition.stages)
-    if (const auto uri = source_uri(stage)) {
-      if (!is_endless_uri(*uri)) return endless;
-      any = true;
-    }
-  endless[0] = any;
+    if (const auto uri = source_uri(stage)) uris.push_back(*uri);
+  endless[0] = endless_inputs(uris);
   return endless;
 }
 

@@ -94,6 +94,7 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
     run->rejected = rejected;
     run->finished_on_disk = entry.finished;
     streams[entry.spec.name] = run;
+    count_state(*run, true);
     files.add(run->id, entry.spec.name, run->plan.files);
     // Drained meanwhile: kept in the desired state (a save must not lose it), never started.
     if (!run->rejected.empty() || run->finished_on_disk || draining) continue;
@@ -115,6 +116,9 @@ void StreamManager::Impl::restore(const std::vector<SavedStream>& saved) {
       run->waiting_for = *short_of;
     }
   }
+  // Counted as what a GET of each shows now (failed, finished, waiting, starting).
+  std::lock_guard lock(mutex);
+  for (auto& [name, run] : streams) refresh_state(*run, published_stats(*run));
 }
 
 }  // namespace fp

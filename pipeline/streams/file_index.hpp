@@ -10,6 +10,9 @@
 // A file with more than one hard link is checked against every run (its other names cannot
 // be looked up): rare, and exact.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAMS)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/streams/file_index.hpp is private to pipeline/streams/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <cstddef>
 #include <cstdint>

@@ -6,6 +6,9 @@
 // A replaced stream, a stream restored after a restart and a stream added again after a
 // DELETE all keep what their earlier runs wrote.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAMS)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/streams/fresh_outputs.hpp is private to pipeline/streams/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <filesystem>
 #include <functional>

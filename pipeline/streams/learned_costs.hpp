@@ -8,6 +8,9 @@
 // for one text of its template (StreamPlan::template_digest): an edited template starts from
 // the guess again. Kept in the state file (state_file.hpp), so a restart keeps what it learned.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAMS)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/streams/learned_costs.hpp is private to pipeline/streams/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <map>
 #include <mutex>

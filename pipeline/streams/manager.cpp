@@ -136,6 +136,8 @@ StreamManager::PutOutcome StreamManager::Impl::make_put(const std::shared_ptr<Ma
     run->owns_place = true;
     start(run);
   }
+  count_state(*run, true);
+  refresh_state(*run, published_stats(*run));  // counted as what a GET of it shows now
   return old ? StreamManager::PutOutcome::Replaced : StreamManager::PutOutcome::Created;
 }
 
@@ -383,12 +385,20 @@ ManagerInfo StreamManager::info() const {
   info.max_running = impl_->limiter.peak();
   for (const auto& [name, cost] : impl_->learned_in_force(impl_->learned.all()))  // what admits now
     info.learned_cores_per_mpps[name] = cost.cores_per_mpps;
-  for (const auto& status : list()) ++info.streams_by_state[stream_state_name(status.state)];
+  {
+    std::lock_guard lock(impl_->mutex);
+    for (std::size_t s = 0; s < kStreamStateCount; ++s)
+      if (impl_->state_counts[s] > 0) info.streams_by_state[stream_state_name(static_cast<StreamState>(s))] = impl_->state_counts[s];
+  }
   info.draining = draining();
+  info.ready = ready();
+  return info;
+}
+
+bool StreamManager::ready() const {
   // Started and not draining. Not whether each stream is well: one dead camera (or one
   // stuck executor, which alive() reports) must not take the whole service out of rotation.
-  info.ready = !info.draining && impl_->serving && !impl_->restoring && impl_->supervisor_alive();
-  return info;
+  return !draining() && impl_->serving && !impl_->restoring && impl_->supervisor_alive();
 }
 
 std::optional<Frame> StreamManager::frame(const std::string& name, const std::string& node,

@@ -7,12 +7,16 @@
 //   desired_state.cpp     the desired state on disk: saved before a change, restored at start
 // Private to pipeline/streams/.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAMS)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/streams/manager_impl.hpp is private to pipeline/streams/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include "pipeline/streams/manager.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -31,9 +35,9 @@
 #include "pipeline/engine/run_monitor.hpp"
 #include "pipeline/streams/file_index.hpp"
 #include "pipeline/streams/fresh_outputs.hpp"
-#include "pipeline/streams/jobs.hpp"
+#include "pipeline/capacity/jobs.hpp"
 #include "pipeline/streams/learned_costs.hpp"
-#include "pipeline/streams/limiter.hpp"
+#include "pipeline/capacity/limiter.hpp"
 #include "pipeline/streams/restorable_streams.hpp"
 #include "pipeline/stream_spec/state_file.hpp"
 #include "pipeline/streams/template.hpp"
@@ -92,6 +96,7 @@ struct ManagedRun {
   // Under Impl::mutex.
   bool started = false;
   bool removed = false;            // remove(): forgotten once ended
+  bool counted = false;            // in Impl::state_counts under `state` (count_state)
   bool finished_on_disk = false;   // the state file marks it finished (restored as such, or saved so)
   std::string rejected;            // restored from the state file but no longer valid: failed with this
   bool refused_capacity = false;   // its input opened larger than it was admitted with, and no room: not restarted
@@ -139,6 +144,11 @@ struct StreamManager::Impl {
   std::condition_variable wake;  // a run ended, or the manager is closing
   std::map<std::string, std::shared_ptr<ManagedRun>> streams;  // the desired state
   std::vector<std::shared_ptr<ManagedRun>> retiring;           // replaced, removed or drained: until joined
+  // The runs in each state (info(): no status built to count them): those of `streams`, and
+  // those removed and still finalizing (list() shows one only while no new stream has its
+  // name; counted, it is one more run draining). Kept by count_state and by refresh_state as
+  // a counted run's state changes.
+  std::array<int, kStreamStateCount> state_counts{};
   // The files of every run that may read or write now: in `streams`, or retiring and not ended.
   StreamFileIndex files;
   std::uint64_t next_order = 0;
@@ -222,6 +232,12 @@ struct StreamManager::Impl {
   // Removed, and its thread still finalizing its outputs: listed (and found by name) until it
   // ends, unless a new stream of its name is. Mutex held.
   static bool finalizing_removed(const ManagedRun& run) { return run.removed && !run.ended; }
+  // mutex held: run counted in state_counts or not, under its state as last refreshed.
+  void count_state(ManagedRun& run, bool counted) {
+    if (run.counted == counted) return;
+    run.counted = counted;
+    state_counts[static_cast<std::size_t>(run.state)] += counted ? 1 : -1;
+  }
 
   // A live stream of run's command line: it takes a place whatever the cap (StreamSource).
   static bool beyond_cap(const StreamSpec& spec, const StreamPlan& plan) {

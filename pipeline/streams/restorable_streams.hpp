@@ -5,6 +5,9 @@
 // log saying which and why, and the rest is restored: a service must come up whatever one
 // entry says.
 #pragma once
+#if !defined(FRAMEPIPE_ROOM_STREAMS)  // a header of the room's own (pipeline/CMakeLists.txt: the walls)
+#error "pipeline/streams/restorable_streams.hpp is private to pipeline/streams/: outside it, include the room's public headers (docs/ARCHITECTURE.md)"
+#endif
 
 #include <filesystem>
 #include <string>

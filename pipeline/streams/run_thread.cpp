@@ -71,6 +71,7 @@ void StreamManager::Impl::restart(const std::shared_ptr<ManagedRun>& old) {
   const bool place = old->owns_place.exchange(false);
   if (place) limiter.transfer(old->load, next->load);  // the place kept holds the new run's load now
   streams[name] = next;
+  count_state(*next, true);  // in its predecessor's state (reconnecting), as retire uncounts that one
   files.add(next->id, name, next->plan.files);
   retire(old);
   if (!next->rejected.empty()) {
@@ -93,10 +94,11 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   }
   run.predecessor.reset();  // outside the mutex: the last reference to it may be this one
   if (!run.stop.load()) {
-    for (const auto& use : run.plan.files) {
-      std::error_code ec;  // a folder that cannot be made: the run says why it cannot write
-      if (use.written && !is_network_output(use.path)) fs::create_directories(fs::path(use.path).parent_path(), ec);
-    }
+    if (impl.options.policy.output_folders == StreamPolicy::OutputFolders::Make)
+      for (const auto& use : run.plan.files) {
+        std::error_code ec;  // a folder that cannot be made: the run says why it cannot write
+        if (use.written && !is_network_output(use.path)) fs::create_directories(fs::path(use.path).parent_path(), ec);
+      }
     RunOptions options = impl.options.run;
     options.input_limits = impl.options.input_limits;  // a file or camera larger than the URI could say
     options.cpu_account = &run.cpu;
@@ -107,6 +109,8 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
     };
     options.stop = &run.stop;
     options.monitor = &run.monitor;  // progress as the client asked (serve: off; run: one stream on a terminal)
+    // The one place a run's pacing and drop policy are decided from its pipeline (`run` and
+    // serve alike): the client's options, and what the pipeline itself says.
     options.realtime = options.realtime || runs_in_realtime(run.plan.definition);
     if (run.plan.definition.drop != DropPolicy::Auto) options.drop = run.plan.definition.drop;
     try {
@@ -140,6 +144,7 @@ void StreamManager::Impl::run_stream(Impl& impl, ManagedRun& run) {
   // it back (remove/put/drain, under this mutex too): the exchange lets only one do it.
   if (!keeps_place && run.owns_place.exchange(false)) impl.limiter.release(run.load);
   run.ended = true;
+  if (run.removed) impl.count_state(run, false);  // finalized: no longer listed
   // Retired (removed, replaced, restarted): its files are free now for any stream.
   if (const auto found = impl.streams.find(run.spec.name); found == impl.streams.end() || found->second.get() != &run)
     impl.files.remove(run.id);
@@ -177,13 +182,17 @@ void StreamManager::Impl::reap() {
     if (run->ended && run->thread.joinable()) run->thread.join();
   std::erase_if(retiring, [this](const std::shared_ptr<ManagedRun>& run) {
     const bool gone = run->ended || !run->started;
-    if (gone) files.remove(run->id);
+    if (gone) {
+      files.remove(run->id);
+      count_state(*run, false);  // a removed run that never started: listed until now
+    }
     return gone;
   });
 }
 
 void StreamManager::Impl::retire(const std::shared_ptr<ManagedRun>& run) {
   if (run->ended) files.remove(run->id);
+  count_state(*run, finalizing_removed(*run));  // listed until it ends if removed; a replaced one is not
   retiring.push_back(run);
 }
 

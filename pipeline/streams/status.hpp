@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 namespace fp {
 
 enum class StreamState { Waiting, Starting, Running, Reconnecting, Finished, Failed, Draining };
+inline constexpr std::size_t kStreamStateCount = 7;
 const char* stream_state_name(StreamState state);  // "waiting", "starting", ...
 // A started, not yet ended stream's state from what its executor published: reconnecting
 // while a source is between a loss and its return, running once a frame went through (or a

@@ -19,6 +19,11 @@ struct StreamPolicy {
     KeepBeside,  // kept, and the new one written beside it (fresh_outputs.hpp)
     Overwrite,   // written where the pipeline says, as a one-stream run writes it
   };
+  // What a stream does with an output whose folder is not there.
+  enum class OutputFolders {
+    Make,       // made before the run starts (a template's `{stream}/` folders under the output root)
+    MustExist,  // the output fails, naming its path, before anything is written (a run's, one or many)
+  };
   // Who looks at the streams a few times a second (fps, waiting streams, restarts, ends).
   enum class Supervision {
     OwnThread,    // a thread of the manager's own
@@ -29,6 +34,7 @@ struct StreamPolicy {
 
   OnFailure on_failure = OnFailure::Restart;
   EarlierOutputs earlier_outputs = EarlierOutputs::KeepBeside;
+  OutputFolders output_folders = OutputFolders::Make;
   Supervision supervision = Supervision::OwnThread;
   bool log_changes = true;  // a log line for each stream added, replaced, running, finished or failed
 
@@ -36,13 +42,16 @@ struct StreamPolicy {
   constexpr bool stops_all_on_failure() const { return on_failure == OnFailure::StopAll; }
   constexpr bool own_supervisor() const { return supervision == Supervision::OwnThread; }
 
-  // framepipe serve: streams restarted, earlier outputs kept, its own supervisor, each change logged.
+  // framepipe serve: streams restarted, earlier outputs kept, output folders made, its own
+  // supervisor, each change logged.
   static constexpr StreamPolicy serve() { return {}; }
   // framepipe run: failures reported (or, fail_fast, stopping the rest), outputs where the
-  // pipeline says, looked at by run's own loop, which prints its own summary.
+  // pipeline says and in folders that are there, looked at by run's own loop, which prints
+  // its own summary.
   static constexpr StreamPolicy batch(bool fail_fast) {
     return {.on_failure = fail_fast ? OnFailure::StopAll : OnFailure::Report,
             .earlier_outputs = EarlierOutputs::Overwrite,
+            .output_folders = OutputFolders::MustExist,
             .supervision = Supervision::CallersLoop,
             .log_changes = false};
   }

@@ -34,6 +34,10 @@ StreamState StreamManager::Impl::refresh_state(ManagedRun& run, const RunStats& 
   if (state == StreamState::Running && run.running_at == Clock::time_point{}) run.running_at = Clock::now();
   if (state != run.state) {
     if (options.policy.log_changes) log_state_change(run, state);
+    if (run.counted) {
+      --state_counts[static_cast<std::size_t>(run.state)];
+      ++state_counts[static_cast<std::size_t>(state)];
+    }
     run.state = state;
     run.since = std::chrono::system_clock::now();
   }

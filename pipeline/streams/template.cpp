@@ -329,14 +329,14 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
   definition.streams.clear();
   definition.stream_stage.clear();
   definition.files.clear();
-  bool every_input_endless = true;
+  std::vector<std::string> inputs;
   for (auto& stage : definition.stages) {
     if (const auto source = source_uri(stage)) {
       const std::string& uri = *source;
       confine_input(uri, roots_.allow_roots);
       const UriFrames frames = uri_frames(uri);
       check_input_limits(uri, frames, limits_);
-      every_input_endless = every_input_endless && is_endless_uri(uri);
+      inputs.push_back(uri);
       // The largest input's: what the stream's frames are sized by (its memory at admission).
       if (frames.width * frames.height > plan.width * plan.height) {
         plan.width = frames.width;
@@ -351,7 +351,7 @@ StreamPlan StreamTemplates::plan(const StreamSpec& spec) const {
     }
   }
   add_plan_files(plan, spec.name);
-  plan.endless = every_input_endless;
+  plan.endless = endless_inputs(inputs);
   if (plan.width == 0) {  // the URI says no size: the template's own input's, until it opens
     plan.width = t.width;
     plan.height = t.height;

@@ -34,6 +34,14 @@ TEST(Streams, EachStreamRunsItsOwnCopyOfTheGraph) {
   const auto definition = parse_pipeline(kTwoStreams, "test.yaml");
   const auto door = stream_pipeline(definition, 1);
   EXPECT_TRUE(door.streams.empty());
+  EXPECT_TRUE(door.files.empty());  // every stream's files: checked when loaded, no part of one run
+  EXPECT_FALSE(definition.files.empty());
+  // The rest as the whole pipeline has it (stream_pipeline copies field by field).
+  EXPECT_EQ(door.file, definition.file);
+  EXPECT_EQ(door.device, definition.device);
+  EXPECT_EQ(door.realtime, definition.realtime);
+  EXPECT_EQ(door.drop, definition.drop);
+  EXPECT_EQ(door.jobs, definition.jobs);
   ASSERT_EQ(door.stages.size(), 4u);
   EXPECT_EQ(door.stages[0].id, "door/input");
   EXPECT_EQ(door.stages[0].params.text("uri"), "rtsp://cam/stream");

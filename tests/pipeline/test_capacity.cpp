@@ -6,8 +6,8 @@
 
 #include "core/process_usage.hpp"
 #include "core/usable_cores.hpp"
-#include "pipeline/streams/capacity.hpp"
-#include "pipeline/streams/limiter.hpp"
+#include "pipeline/capacity/capacity.hpp"
+#include "pipeline/capacity/limiter.hpp"
 
 namespace fp {
 namespace {

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "pipeline/definition/config_error.hpp"
-#include "pipeline/streams/jobs.hpp"
-#include "pipeline/streams/limiter.hpp"
+#include "pipeline/capacity/jobs.hpp"
+#include "pipeline/capacity/limiter.hpp"
 #include "stages/registry.hpp"
 #include "tests/time_bound.hpp"
 

@@ -420,6 +420,44 @@ TEST_F(StreamManagerTest, LiveInputsBeyondTheCapAre503AndFilesWait) {
   EXPECT_EQ(manager.info().streams_by_state.at("finished"), 1);
 }
 
+// info()'s streams by state (/v1/info, /metrics) come from counts the manager keeps as
+// states change, not from every stream's status: they agree with list() through puts, a
+// file waiting for a place, a replacement, a removal still finalizing and a file finishing.
+TEST_F(StreamManagerTest, TheCountsByStateAgreeWithTheList) {
+  options_.max_streams = 2;
+  StreamManager manager(options_);
+  const auto agree = [&] {
+    std::map<std::string, int> listed;
+    std::map<std::string, int> counted;
+    const bool same = eventually(
+        [&] {
+          listed.clear();
+          for (const auto& status : manager.list()) ++listed[stream_state_name(status.state)];
+          counted = manager.info().streams_by_state;
+          return listed == counted;
+        },
+        10);
+    return same ? ::testing::AssertionSuccess()
+                : ::testing::AssertionFailure() << "list: " << ::testing::PrintToString(listed)
+                                                << ", counted: " << ::testing::PrintToString(counted);
+  };
+  manager.put(spec("live1"));
+  manager.put(spec("live2"));
+  EXPECT_TRUE(agree());
+  manager.put(spec("file1", "testsrc://64x48@30?frames=10"));  // beyond the cap: waits
+  EXPECT_EQ(manager.info().streams_by_state.at("waiting"), 1);  // counted at once, no list() before
+  EXPECT_TRUE(agree());
+  EXPECT_EQ(manager.put(spec("live2", "testsrc://80x48@30?frames=0")), StreamManager::PutOutcome::Replaced);
+  ASSERT_TRUE(reaches(manager, "live2", StreamState::Running));
+  EXPECT_TRUE(agree());
+  manager.remove("live1");
+  EXPECT_TRUE(agree());
+  ASSERT_TRUE(reaches(manager, "file1", StreamState::Finished));
+  ASSERT_TRUE(eventually([&] { return !manager.get("live1"); }, 10));
+  EXPECT_TRUE(agree());
+  EXPECT_EQ(manager.info().streams_by_state, (std::map<std::string, int>{{"finished", 1}, {"running", 1}}));
+}
+
 // The streams waiting for a place are capped (--max-waiting): beyond it a put is refused,
 // 503 naming the cap, instead of a queue that grows with whatever a client or a list asks.
 // A replacement of a waiting stream takes no second place in the queue; a removal frees one.

@@ -7,7 +7,7 @@
 #include "core/small_file.hpp"
 #include "core/usable_cores.hpp"
 #include "pipeline/definition/config_error.hpp"
-#include "pipeline/streams/jobs.hpp"
+#include "pipeline/capacity/jobs.hpp"
 #include "stages/gpu_devices.hpp"
 
 namespace fp::cli {

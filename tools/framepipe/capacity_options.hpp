@@ -1,11 +1,11 @@
-// The command line's side of admission by cost (pipeline/streams/capacity.hpp), shared by
+// The command line's side of admission by cost (pipeline/capacity/capacity.hpp), shared by
 // `run` and `serve`: a --cost file read, and the machine's budget with --cpu-budget.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "pipeline/streams/capacity.hpp"
+#include "pipeline/capacity/capacity.hpp"
 #include "stages/stage.hpp"
 
 namespace fp::cli {

@@ -16,13 +16,12 @@
 #include "media/output_target.hpp"
 #include "pipeline/definition/config_error.hpp"
 #include "pipeline/definition/file_clashes.hpp"
-#include "pipeline/definition/stream_pipeline.hpp"
 #include "pipeline/engine/device.hpp"
 #include "pipeline/engine/executor.hpp"
 #include "pipeline/engine/output_paths.hpp"
 #include "pipeline/stream_list/shard_streams.hpp"
-#include "pipeline/streams/capacity.hpp"
-#include "pipeline/streams/jobs.hpp"
+#include "pipeline/capacity/capacity.hpp"
+#include "pipeline/capacity/jobs.hpp"
 #include "pipeline/streams/definition_streams.hpp"
 #include "pipeline/streams/manager.hpp"
 #include "pipeline/streams/stats.hpp"
@@ -229,11 +228,11 @@ int run_several_streams(const RunArguments& args, const PipelineDefinition& defi
   return kOk;
 }
 
-// One stream: run_pipeline on this thread, or (--metrics) through the stream manager so
-// that /metrics reads it as serve's does; a failure is thrown as run_pipeline threw it.
+// One stream: a batch of one, through the stream manager as every run of several inputs and
+// every stream of serve (one way to drive the engine; /metrics reads it as serve's); a
+// failure is thrown as the run threw it, and its report is one stream's.
 RunStats run_one_stream(const RunArguments& args, const PipelineDefinition& definition,
                         const std::vector<Device>& devices, const RunOptions& options) {
-  if (args.metrics.empty()) return run_pipeline(stream_pipeline(definition, 0), devices.front(), options);
   ManagedStreams done = run_managed_streams(args, definition, devices, options, 1);
   if (done.first_failure) std::rethrow_exception(done.first_failure);
   return done.report.streams.front().stats;
@@ -311,8 +310,7 @@ int run_command(const RunArguments& args) {
 
   RunOptions options;
   options.max_frames = args.frames;
-  options.realtime = args.realtime || runs_in_realtime(definition);
-  options.drop = definition.drop;
+  options.realtime = args.realtime;  // or each stream's pipeline says so: the manager decides, as for serve's
   options.slots = args.slots;
   options.progress = !args.quiet && isatty(fileno(stderr));
   options.stop = &stop;

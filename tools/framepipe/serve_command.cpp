@@ -25,7 +25,7 @@
 #include "pipeline/stream_list/list.hpp"
 #include "pipeline/stream_list/list_sync.hpp"
 #include "pipeline/stream_list/shard.hpp"
-#include "pipeline/streams/capacity.hpp"
+#include "pipeline/capacity/capacity.hpp"
 #include "pipeline/streams/manager.hpp"
 #include "service/api_service.hpp"
 #include "service/bearer_token.hpp"

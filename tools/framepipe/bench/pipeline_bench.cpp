@@ -3,7 +3,7 @@
 // thread, x264's and FFmpeg's included), the kernels' GPU time (the stages' CUDA events, as
 // the run's statistics give them), resident and device memory — and the count of such
 // streams this machine carries, by the model the stream manager admits streams with
-// (pipeline/streams/capacity.hpp).
+// (pipeline/capacity/capacity.hpp).
 #include "tools/framepipe/bench/pipeline_bench.hpp"
 
 #include <fmt/format.h>
@@ -29,8 +29,8 @@
 #include "pipeline/engine/device.hpp"
 #include "pipeline/engine/executor.hpp"
 #include "pipeline/engine/run_monitor.hpp"
-#include "pipeline/streams/capacity.hpp"
-#include "pipeline/streams/jobs.hpp"
+#include "pipeline/capacity/capacity.hpp"
+#include "pipeline/capacity/jobs.hpp"
 #include "stages/gpu_devices.hpp"
 #include "pipeline/engine/output_paths.hpp"
 #include "stages/text_output.hpp"

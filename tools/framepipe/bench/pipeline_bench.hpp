@@ -1,5 +1,5 @@
 // `framepipe bench --pipeline FILE`: what one stream of a pipeline costs this machine, and
-// how many such streams it carries (pipeline/streams/capacity.hpp). In every build: a CPU
+// how many such streams it carries (pipeline/capacity/capacity.hpp). In every build: a CPU
 // machine's answer (its encoders) matters as much as a GPU's.
 #pragma once
 

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <optional>
 
-#include "pipeline/streams/capacity.hpp"
+#include "pipeline/capacity/capacity.hpp"
 
 namespace fp {
 

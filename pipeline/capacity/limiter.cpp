@@ -1,4 +1,4 @@
-#include "pipeline/streams/limiter.hpp"
+#include "pipeline/capacity/limiter.hpp"
 
 #include <algorithm>
 

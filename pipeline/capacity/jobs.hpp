@@ -12,7 +12,7 @@
 
 #include "pipeline/definition/pipeline_definition.hpp"
 #include "pipeline/engine/run_options.hpp"
-#include "pipeline/streams/capacity.hpp"
+#include "pipeline/capacity/capacity.hpp"
 
 namespace fp {
 

@@ -1,4 +1,4 @@
-#include "pipeline/streams/capacity.hpp"
+#include "pipeline/capacity/capacity.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "pipeline/streams/jobs.hpp"
+#include "pipeline/capacity/jobs.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
