@@ -34,11 +34,10 @@ StreamState StreamManager::Impl::refresh_state(ManagedRun& run, const RunStats& 
   if (state == StreamState::Running && run.running_at == Clock::time_point{}) run.running_at = Clock::now();
   if (state != run.state) {
     if (options.policy.log_changes) log_state_change(run, state);
-    if (run.counted) {
-      --state_counts[static_cast<std::size_t>(run.state)];
-      ++state_counts[static_cast<std::size_t>(state)];
-    }
+    const bool counted = run.counted;  // counted under its new state from now on
+    count_state(run, false);
     run.state = state;
+    count_state(run, counted);
     run.since = std::chrono::system_clock::now();
   }
   return state;
